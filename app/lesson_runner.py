@@ -1,0 +1,383 @@
+"""The lesson process: runs one lesson as ``__main__`` under the tracer and answers the app.
+
+Started by :class:`app.lesson_process.LessonProcess` as ``python -m app.lesson_runner``.
+Messages arrive on stdin and leave on a copy of stdout; the lesson's own ``print`` output
+is forwarded as :class:`~app.messages.Output` messages, and anything written at the C
+level (fd 1 and 2) reaches the app through the stderr pipe as "native" output.
+"""
+
+from __future__ import annotations
+
+import builtins
+import faulthandler
+import io
+import linecache
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, BinaryIO
+
+from app import messages as m
+from app.snapshot import SnapshotBuilder, frame_entry
+from app.tracer import Tracer
+
+#: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
+FLUSH_CHARS = 8192
+FLUSH_SECONDS = 0.1
+#: The largest piece of text in one Output message.
+CHUNK_CHARS = 65536
+
+_INTERRUPT = signal.SIGUSR1 if hasattr(signal, "SIGUSR1") else signal.SIGINT
+
+
+class Channel:
+    """The lesson side of the pipe pair; ``send`` is safe from any thread."""
+
+    def __init__(self, inbound: BinaryIO, outbound: BinaryIO) -> None:
+        self.inbound = inbound
+        self.outbound = outbound
+        self._lock = threading.Lock()
+
+    def send(self, message: Any) -> None:
+        data = m.encode(message)
+        with self._lock:
+            self.outbound.write(data)
+            self.outbound.flush()
+
+    def receive(self) -> Any:
+        return m.read_message(self.inbound)
+
+
+class LessonStream(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr`` of the lesson: buffers text and forwards it in bounded chunks."""
+
+    def __init__(self, name: str, channel: Channel) -> None:
+        self.name = name
+        self._channel = channel
+        self._parts: list[str] = []
+        self._size = 0
+        self._lock = threading.RLock()
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        with self._lock:
+            self._parts.append(text)
+            self._size += len(text)
+            if self._size >= FLUSH_CHARS:
+                self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._parts:
+                return
+            text = "".join(self._parts)
+            self._parts.clear()
+            self._size = 0
+            for start in range(0, len(text), CHUNK_CHARS):
+                self._channel.send(m.Output(self.name, text[start:start + CHUNK_CHARS]))
+
+
+class NoInput(io.TextIOBase):
+    """``sys.stdin`` of a lesson: there is no keyboard input, and reading says so."""
+
+    MESSAGE = ("this lesson asked for keyboard input (input() or sys.stdin), which GradStep "
+               "does not offer yet: give the value in the code instead")
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        raise RuntimeError(self.MESSAGE)
+
+    readline = read
+
+
+def _no_input(prompt: object = "") -> str:
+    raise RuntimeError(NoInput.MESSAGE)
+
+
+class LessonRunner:
+    """Runs one lesson; the main thread executes it, a reader thread takes the app's messages."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.paused = False
+        self.step = 0
+        self.snapshots = SnapshotBuilder()
+        self.tracer: Tracer | None = None
+        self.frames: list[tuple[FrameType, int]] = []
+        self.selected = 0
+        self.namespace: dict[str, Any] = {}
+        self.streams: list[LessonStream] = []
+        self.request_handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            name.removeprefix("_cmd_"): getattr(self, name) for name in dir(self) if name.startswith("_cmd_")
+        }
+        threading.Thread(target=self._read_commands, name="gradstep-commands", daemon=True).start()
+
+    # ---- the reader thread --------------------------------------------------------------
+
+    def _read_commands(self) -> None:
+        import _thread
+
+        while True:
+            message = self.channel.receive()
+            if message is None:  # the app went away: nothing left to serve
+                os._exit(0)
+            self.inbox.put(message)
+            if isinstance(message, (m.Pause, m.SetBreakpoints)) and not self.paused and self.tracer:
+                _thread.interrupt_main(_INTERRUPT)
+
+    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
+        """Apply breakpoints and pause requests that arrived while the lesson runs."""
+        if self.paused or self.tracer is None:
+            return
+        pause = False
+        while True:
+            try:
+                message = self.inbox.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(message, m.Pause):
+                pause = True
+            elif isinstance(message, m.SetBreakpoints):
+                self.tracer.set_breakpoints(message.file, message.lines)
+            elif isinstance(message, m.Request):
+                self.channel.send(m.Reply(message.id, message.kind, {"ok": False, "error": {
+                    "type": "NotPaused", "message": "the lesson is running; pause it first"}}))
+        self.tracer.arm(frame, "step_into" if pause else self.tracer.action)
+
+    # ---- running ------------------------------------------------------------------------
+
+    def wait_for_run(self) -> m.Run | None:
+        """Block until the app asks for a run."""
+        while True:
+            message = self.inbox.get()
+            if isinstance(message, m.Run):
+                return message
+
+    def run(self, command: m.Run) -> m.Ended:
+        """Compile and run the lesson; the return value says how it ended."""
+        try:
+            code = compile(command.source, command.path, "exec")
+        except SyntaxError as exc:
+            return m.Ended("error", {"type": type(exc).__name__, "message": exc.msg,
+                                     "line": exc.lineno, "column": exc.offset,
+                                     "text": (exc.text or "").rstrip("\n"), "traceback": []})
+        self._prepare_main(command)
+        self.tracer = Tracer({command.path}, self._pause)
+        for file, lines in command.breakpoints.items():
+            self.tracer.set_breakpoints(file, lines)
+        signal.signal(_INTERRUPT, self._on_interrupt)
+        self.channel.send(m.Started(command.path))
+        try:
+            self.tracer.start(command.stop_on_entry)
+            exec(code, self.namespace)
+        except SystemExit as exc:
+            sys.settrace(None)
+            return self._exited(exc)
+        except BaseException as exc:  # everything the lesson raises is the learner's to see
+            sys.settrace(None)
+            return self._post_mortem(exc)
+        finally:
+            sys.settrace(None)
+            self._flush()
+        return m.Ended("ok")
+
+    def _prepare_main(self, command: m.Run) -> None:
+        module = types.ModuleType("__main__")
+        module.__file__ = command.path
+        module.__builtins__ = builtins
+        sys.modules["__main__"] = module
+        self.namespace = module.__dict__
+        sys.argv = [command.path]
+        sys.path[0] = os.path.dirname(os.path.abspath(command.path))
+        lines = command.source.splitlines(keepends=True)
+        # Source as it was run, so tracebacks and inspect.getsource match even unsaved edits.
+        linecache.cache[command.path] = (len(command.source), None, lines, command.path)
+        builtins.input = _no_input
+        sys.stdin = NoInput()
+        self.streams = [LessonStream("stdout", self.channel), LessonStream("stderr", self.channel)]
+        sys.stdout, sys.stderr = self.streams
+        threading.Thread(target=self._flush_periodically, name="gradstep-flush", daemon=True).start()
+
+    def _flush_periodically(self) -> None:
+        """Send what a running lesson printed even when it then computes for a long time."""
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            self._flush()
+
+    def _flush(self) -> None:
+        for stream in self.streams:
+            stream.flush()
+
+    def _exited(self, exc: SystemExit) -> m.Ended:
+        code = exc.code
+        if code is None:
+            code = 0
+        elif not isinstance(code, int):
+            print(code, file=sys.stderr)
+            code = 1
+        self._flush()
+        return m.Ended("exited", exit_code=code)
+
+    def _post_mortem(self, exc: BaseException) -> m.Ended:
+        tb = exc.__traceback__
+        user_tb = []
+        while tb is not None:
+            if self.tracer.is_user_code(tb.tb_frame.f_code):
+                user_tb.append((tb.tb_frame, tb.tb_lineno))
+            tb = tb.tb_next
+        summary = traceback.extract_tb(exc.__traceback__)
+        error = {
+            "type": type(exc).__name__,
+            "message": str(exc),
+            "line": user_tb[-1][1] if user_tb else None,
+            "traceback": [{"file": s.filename, "line": s.lineno, "function": s.name, "text": s.line}
+                          for s in summary if self.tracer.is_user_code_file(s.filename)],
+        }
+        sys.stderr.write("".join(traceback.format_exception_only(type(exc), exc)))
+        self._flush()
+        if user_tb:
+            self.frames = list(reversed(user_tb))
+            self._serve_pause("exception", None, post_mortem=error)
+        return m.Ended("error", error)
+
+    # ---- pausing ------------------------------------------------------------------------
+
+    def _pause(self, frame: FrameType, event: str, arg: Any) -> tuple[str, str | None, int | None]:
+        self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+        resume = self._serve_pause(event, arg)
+        return resume.action, resume.file, resume.line
+
+    def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None) -> m.Resume:
+        self.paused = True
+        try:
+            self._flush()
+            self.step += 1
+            self.selected = 0
+            snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
+            if post_mortem is not None:
+                snapshot.update(exception=post_mortem, post_mortem=True)
+            if self.tracer.condition_error is not None:
+                snapshot["condition_error"] = self.tracer.condition_error
+                self.tracer.condition_error = None
+            self.channel.send(m.Paused(snapshot))
+            return self._command_loop()
+        finally:
+            self._flush()
+            self.paused = False
+
+    def _command_loop(self) -> m.Resume:
+        while True:
+            message = self.inbox.get()
+            if isinstance(message, m.Resume):
+                return message
+            if isinstance(message, m.SetBreakpoints):
+                self.tracer.set_breakpoints(message.file, message.lines)
+            elif isinstance(message, m.Request):
+                self.channel.send(m.Reply(message.id, message.kind, self._answer(message)))
+
+    def _answer(self, request: m.Request) -> dict[str, Any]:
+        handler = self.request_handlers.get(request.kind)
+        if handler is None:
+            return {"ok": False, "error": {"type": "UnknownRequest", "message": request.kind}}
+        try:
+            result = handler(request.params)
+        except Exception as exc:  # a failing request is an answer, never a dead lesson
+            result = {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
+        finally:
+            self._flush()
+        return result
+
+    def _frame(self, params: dict[str, Any]) -> FrameType:
+        index = params.get("frame", self.selected)
+        return self.frames[index][0]
+
+    # ---- requests while paused ----------------------------------------------------------
+
+    def _cmd_frame(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Select a frame of the stack: its variables."""
+        self.selected = int(params["index"])
+        frame, line = self.frames[self.selected]
+        result = {"ok": True, "index": self.selected, **frame_entry(frame, line)}
+        result.update(self.snapshots.variables(frame, params.get("show_hidden", False)))
+        return result
+
+    def _cmd_evaluate(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Evaluate an expression (or run a statement) in the selected frame."""
+        frame = self._frame(params)
+        source = params["expression"]
+        try:
+            code = compile(source, "<console>", "eval")
+        except SyntaxError:
+            exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
+            return {"ok": True, "value": None}
+        value = eval(code, frame.f_globals, frame.f_locals)
+        return {"ok": True, "value": self.snapshots.summarizer.summarize(value)}
+
+    def _cmd_values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """All values of a tensor given by an expression, as one numpy array."""
+        from app.summaries import tensor_values
+
+        frame = self._frame(params)
+        tensor = eval(params["expression"], frame.f_globals, frame.f_locals)
+        if params.get("grad"):
+            tensor = tensor.grad
+        return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}
+
+
+def _open_channel() -> Channel:
+    """Take stdin/stdout for messages; C-level stdout goes to the stderr pipe from now on."""
+    inbound = os.fdopen(os.dup(0), "rb", buffering=0)
+    outbound = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    return Channel(io.BufferedReader(inbound), outbound)
+
+
+def main() -> None:
+    """Entry point of the lesson process."""
+    channel = _open_channel()
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), "utf-8",
+                                                   line_buffering=True)
+    faulthandler.enable(file=sys.__stderr__)
+    try:
+        import torch
+
+        torch_version = str(torch.__version__)
+    except ImportError:
+        torch_version = None
+    channel.send(m.Ready(os.getpid(), torch_version))
+    runner = LessonRunner(channel)
+    command = runner.wait_for_run()
+    ended = runner.run(command)
+    channel.send(ended)
+    channel.outbound.flush()
+    # Skip interpreter teardown: the lesson's threads and atexit handlers must not hang us.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""The messages the app and the lesson process exchange, and how they travel.
+
+Both sides import this module. Messages are small dataclasses of plain data (builtins and
+numpy arrays); they are pickled, but unpickled with an allow-list, so nothing that arrives
+can name a class or function outside this module, builtins' containers and numpy arrays.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import struct
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+# ---- app → lesson process -------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``."""
+
+    path: str
+    source: str
+    breakpoints: dict[str, dict[int, str | None]] = field(default_factory=dict)
+    stop_on_entry: bool = True
+
+
+@dataclass
+class Resume:
+    """Leave the current pause: ``action`` is step_into, step_over, step_out, continue or run_to."""
+
+    action: str
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass
+class SetBreakpoints:
+    """Replace the breakpoints of ``file``: line → condition expression (None for always)."""
+
+    file: str
+    lines: dict[int, str | None]
+
+
+@dataclass
+class Pause:
+    """Pause a running lesson at its next traced line."""
+
+
+@dataclass
+class Request:
+    """Ask something of a paused lesson; answered by a :class:`Reply` with the same ``id``."""
+
+    id: int
+    kind: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+# ---- lesson process → app -------------------------------------------------------------
+
+
+@dataclass
+class Ready:
+    """The lesson process is up and has imported torch."""
+
+    pid: int
+    torch_version: str | None
+
+
+@dataclass
+class Started:
+    """The lesson began to run."""
+
+    path: str
+
+
+@dataclass
+class Output:
+    """Text the lesson wrote: ``stream`` is stdout, stderr or native (C-level output)."""
+
+    stream: str
+    text: str
+
+
+@dataclass
+class Paused:
+    """The lesson stopped at a line; ``snapshot`` is the plain-data state (see the README)."""
+
+    snapshot: dict[str, Any]
+
+
+@dataclass
+class Reply:
+    """The answer to a :class:`Request`."""
+
+    id: int
+    kind: str
+    result: dict[str, Any]
+
+
+@dataclass
+class Ended:
+    """The run is over: ``status`` is ok, error, exited, crashed or stopped."""
+
+    status: str
+    error: dict[str, Any] | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+
+
+_ALLOWED = {
+    ("builtins", name)
+    for name in ("dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float",
+                 "complex", "bool", "NoneType", "slice", "bytearray")
+} | {
+    ("numpy", "ndarray"),
+    ("numpy", "dtype"),
+    ("numpy.core.multiarray", "_reconstruct"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"),
+    ("numpy._core.multiarray", "scalar"),
+    ("numpy", "bool_"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("_codecs", "encode"),
+} | {(__name__, cls.__name__) for cls in (Run, Resume, SetBreakpoints, Pause, Request, Ready,
+                                          Started, Output, Paused, Reply, Ended)}
+
+
+class _SafeUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _ALLOWED or module.startswith("numpy") and name.endswith("DType"):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} may not cross the lesson boundary")
+
+
+_HEADER = struct.Struct("!I")
+
+
+def encode(message: Any) -> bytes:
+    """One framed message: a 4-byte length, then the pickle."""
+    body = pickle.dumps(message, protocol=5)
+    return _HEADER.pack(len(body)) + body
+
+
+def decode(body: bytes) -> Any:
+    """The message in ``body`` (a frame without its length), through the allow-list."""
+    return _SafeUnpickler(io.BytesIO(body)).load()
+
+
+def read_message(stream: BinaryIO) -> Any:
+    """The next message on ``stream``, or None at end of stream."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    body = stream.read(size)
+    if len(body) < size:
+        return None
+    return decode(body)

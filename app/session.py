@@ -1,0 +1,231 @@
+"""The stepping session: one lesson run at a time, driven by a front end.
+
+A :class:`Session` owns the lesson process (and a warm spare with torch already
+imported), turns the front end's commands into messages, and reports what happens to
+its listeners. Listeners are called on a reader thread: a Qt front end re-emits them as
+signals, the headless trace puts them on a queue. No method waits on the lesson.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from app import messages as m
+from app.lesson_process import LessonProcess, signal_name
+
+Listener = Callable[[Any], None]
+
+#: Session states, as a front end shows them.
+IDLE, RUNNING, PAUSED, ENDED = "idle", "running", "paused", "ended"
+
+
+class LessonFileError(Exception):
+    """The lesson file cannot be run: missing, unreadable or not UTF-8."""
+
+
+def read_lesson(path: str) -> str:
+    """The text of a lesson file, or a :class:`LessonFileError` that says what is wrong."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        raise LessonFileError(f"There is no file {path}.") from None
+    except IsADirectoryError:
+        raise LessonFileError(f"{path} is a folder, not a Python file.") from None
+    except OSError as exc:
+        raise LessonFileError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LessonFileError(
+            f"{path} is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); "
+            "save it as UTF-8 and open it again."
+        ) from None
+
+
+class Session:
+    """Runs lessons and steps through them.
+
+    Parameters
+    ----------
+    listener
+        Called with every message of the current run: :class:`~app.messages.Started`,
+        :class:`~app.messages.Output`, :class:`~app.messages.Paused`,
+        :class:`~app.messages.Reply` and finally :class:`~app.messages.Ended`.
+    warm_spare
+        Keep a spare lesson process with torch imported, so that a run starts at once.
+    """
+
+    def __init__(self, listener: Listener | None = None, warm_spare: bool = True) -> None:
+        self.listeners: list[Listener] = [listener] if listener else []
+        self.warm_spare = warm_spare
+        self.state = IDLE
+        self.path: str | None = None
+        self.source: str | None = None
+        self.stop_on_entry = True
+        self.breakpoints: dict[str, dict[int, str | None]] = {}
+        self.snapshot: dict[str, Any] | None = None
+        self._lock = threading.RLock()
+        self._process: LessonProcess | None = None
+        self._spare: LessonProcess | None = None
+        self._ended = True
+        self._ids = itertools.count(1)
+        if warm_spare:
+            self._spare = self._spawn()
+
+    # ---- runs ---------------------------------------------------------------------------
+
+    def start(self, path: str, source: str | None = None, stop_on_entry: bool = True) -> None:
+        """Run ``path`` (with ``source`` instead of the file's text, if given).
+
+        Raises :class:`LessonFileError` before anything runs when the file is unusable.
+        """
+        path = os.path.abspath(path)
+        if source is None:
+            source = read_lesson(path)
+        with self._lock:
+            self._end_current()
+            self.path, self.source, self.stop_on_entry = path, source, stop_on_entry
+            self.snapshot = None
+            self._ended = False
+            self._process = self._take_spare()
+            self.state = RUNNING
+            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry))
+
+    def restart(self, source: str | None = None) -> None:
+        """Stop the run and start the same lesson again, the same way, in a fresh interpreter."""
+        if self.path is None:
+            raise RuntimeError("nothing to restart: no lesson has been run")
+        self.start(self.path, source if source is not None else self.source, self.stop_on_entry)
+
+    def stop(self) -> None:
+        """End the run now, even inside a long C call; listeners get ``Ended("stopped")``."""
+        with self._lock:
+            self._end_current()
+
+    def close(self) -> None:
+        """Stop the run and the spare process."""
+        with self._lock:
+            self._end_current()
+            if self._spare is not None:
+                self._spare.kill()
+                self._spare = None
+
+    # ---- stepping -----------------------------------------------------------------------
+
+    def step_into(self) -> None:
+        """Run to the next event in any user frame."""
+        self._resume(m.Resume("step_into"))
+
+    def step_over(self) -> None:
+        """Run to the next line of this frame (or of its caller)."""
+        self._resume(m.Resume("step_over"))
+
+    def step_out(self) -> None:
+        """Run until this frame has returned to its caller."""
+        self._resume(m.Resume("step_out"))
+
+    def resume(self) -> None:
+        """Continue to the next breakpoint or the end."""
+        self._resume(m.Resume("continue"))
+
+    def run_to(self, line: int, file: str | None = None) -> None:
+        """Continue to ``line`` of ``file`` (the lesson by default), or to an earlier breakpoint."""
+        self._resume(m.Resume("run_to", file or self.path, line))
+
+    def pause(self) -> None:
+        """Ask a running lesson to pause at its next traced line."""
+        with self._lock:
+            if self.state == RUNNING and self._process is not None:
+                self._process.send(m.Pause())
+
+    def set_breakpoints(self, file: str, lines: dict[int, str | None]) -> None:
+        """Replace the breakpoints of ``file`` (line → condition or None); applies to a live run too."""
+        file = os.path.abspath(file)
+        with self._lock:
+            self.breakpoints[file] = dict(lines)
+            if self._process is not None and not self._ended:
+                self._process.send(m.SetBreakpoints(file, dict(lines)))
+
+    def request(self, kind: str, **params: Any) -> int:
+        """Ask the paused lesson something; the :class:`~app.messages.Reply` carries the returned id."""
+        with self._lock:
+            if self.state != PAUSED or self._process is None:
+                raise RuntimeError(f"cannot ask '{kind}' while the lesson is {self.state}")
+            request_id = next(self._ids)
+            self._process.send(m.Request(request_id, kind, params))
+            return request_id
+
+    def _resume(self, command: m.Resume) -> None:
+        with self._lock:
+            if self.state != PAUSED or self._process is None:
+                raise RuntimeError(f"cannot {command.action} while the lesson is {self.state}")
+            self.state = RUNNING
+            self._process.send(command)
+
+    # ---- processes ----------------------------------------------------------------------
+
+    def _spawn(self) -> LessonProcess:
+        holder: list[LessonProcess] = []
+        process = LessonProcess(lambda message: self._on_message(holder[0], message))
+        holder.append(process)
+        return process
+
+    def _take_spare(self) -> LessonProcess:
+        spare, self._spare = self._spare, None
+        if spare is None or not spare.alive():
+            spare = self._spawn()
+        return spare
+
+    def _refill_spare(self) -> None:
+        if self.warm_spare and self._spare is None:
+            self._spare = self._spawn()
+
+    def _end_current(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if not self._ended:
+            process.kill()
+            self._finish(m.Ended("stopped"))
+        else:
+            process.kill()
+
+    def _finish(self, ended: m.Ended) -> None:
+        self._ended = True
+        self.state = ENDED
+        self._emit(ended)
+        self._refill_spare()
+
+    def _on_message(self, process: LessonProcess, message: Any) -> None:
+        with self._lock:
+            if process is not self._process or self._ended:
+                return
+            if isinstance(message, int):
+                self._finish(m.Ended("crashed", exit_code=message, signal=signal_name(message)))
+                return
+            if isinstance(message, m.Ready):
+                return
+            if isinstance(message, m.Paused):
+                self.state = PAUSED
+                self.snapshot = message.snapshot
+                self._emit(message)
+                self._refill_spare()
+                return
+            if isinstance(message, m.Ended):
+                self._finish(message)
+                return
+            self._emit(message)
+
+    def _emit(self, message: Any) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(message)
+            except Exception:  # one broken listener must not silence the others
+                traceback.print_exc(file=sys.stderr)

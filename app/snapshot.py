@@ -1,0 +1,99 @@
+"""What a pause looks like as plain data: the stack, the frame's variables, the grad mode.
+
+Runs inside the lesson process and turns live frames into the snapshot dict of a
+:class:`~app.messages.Paused` message (its keys are documented in the README).
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+from types import FrameType
+from typing import Any
+
+from app.summaries import Summarizer
+
+_HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
+                 types.MethodType)
+
+
+def is_hidden(name: str, value: Any) -> bool:
+    """Whether a variable is hidden by default: dunders, modules, functions and classes."""
+    if name.startswith("__") and name.endswith("__"):
+        return True
+    return isinstance(value, _HIDDEN_TYPES)
+
+
+def visible(namespace: dict[str, Any], show_hidden: bool = False) -> dict[str, Any]:
+    """The variables of ``namespace`` a learner sees, in definition order."""
+    if show_hidden:
+        return dict(namespace)
+    return {k: v for k, v in namespace.items() if not is_hidden(k, v)}
+
+
+def grad_mode() -> dict[str, bool]:
+    """Whether autograd records (``torch.is_grad_enabled``) and whether inference mode is on."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return {"grad_enabled": True, "inference_mode": False}
+    return {"grad_enabled": torch.is_grad_enabled(),
+            "inference_mode": torch.is_inference_mode_enabled()}
+
+
+def frame_entry(frame: FrameType, line: int | None = None) -> dict[str, Any]:
+    """One row of the call stack."""
+    return {"function": frame.f_code.co_name, "file": frame.f_code.co_filename,
+            "line": line if line is not None else frame.f_lineno}
+
+
+class SnapshotBuilder:
+    """Builds pause snapshots; keeps one :class:`Summarizer` so unchanged tensors cost nothing."""
+
+    def __init__(self, summarizer: Summarizer | None = None) -> None:
+        self.summarizer = summarizer or Summarizer()
+
+    def variables(self, frame: FrameType, show_hidden: bool = False) -> dict[str, Any]:
+        """Summaries of a frame's locals (and, for a function frame, its globals apart)."""
+        summarize = self.summarizer.summarize
+        local_ns = frame.f_locals
+        out = {"vars": {k: summarize(v) for k, v in visible(local_ns, show_hidden).items()}}
+        if local_ns is frame.f_globals:
+            out["globals"] = {}
+        else:
+            out["globals"] = {k: summarize(v) for k, v in visible(frame.f_globals, show_hidden).items()}
+        return out
+
+    def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
+              selected: int = 0, arg: Any = None) -> dict[str, Any]:
+        """The snapshot of a pause.
+
+        Parameters
+        ----------
+        frames
+            User frames with their current lines, innermost first.
+        event
+            ``line``, ``call``, ``return`` or ``exception``.
+        step
+            The pause counter.
+        selected
+            Index in ``frames`` of the frame whose variables are shown.
+        arg
+            The trace event's argument: the return value at ``return``.
+        """
+        frame, line = frames[0]
+        snapshot: dict[str, Any] = {
+            "step": step,
+            "event": event,
+            "file": frame.f_code.co_filename,
+            "line": line,
+            "function": frame.f_code.co_name,
+            "depth": len(frames) - 1,
+            **grad_mode(),
+            "stack": [frame_entry(f, ln) for f, ln in frames],
+            "frame_index": selected,
+            "return_value": self.summarizer.summarize(arg) if event == "return" else None,
+            "exception": None,
+            "post_mortem": False,
+        }
+        snapshot.update(self.variables(frames[selected][0]))
+        return snapshot

@@ -1,0 +1,141 @@
+"""The headless trace: a lesson run through the engine, one JSON object per pause.
+
+This is GradStep's equivalent of Python Tutor's execution trace (format in the README);
+tests and scripts use it, and ``python main.py --trace FILE`` prints it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import queue
+import time
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import numpy as np
+
+from app import messages as m
+from app.session import LessonFileError, Session
+
+#: Keys of a pause snapshot that the trace leaves out (the app's own bookkeeping).
+_APP_ONLY = ("frame_index",)
+
+
+def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
+                  timeout: float = 60.0, graph: bool = False) -> list[dict[str, Any]]:
+    """The whole trace of a run as a list of records (the last one is the ``end`` record)."""
+    return list(iter_trace(path, breaks, max_steps, timeout, graph))
+
+
+def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
+               timeout: float | None = None, graph: bool = False) -> Iterator[dict[str, Any]]:
+    """Run ``path`` and yield one record per pause, then the ``end`` record.
+
+    Without ``breaks`` every pause of step-into mode is a record; with them, only the
+    breakpoint hits (and a post-mortem pause) are. The lesson process is gone when the
+    iterator is exhausted or closed.
+    """
+    events: queue.Queue[Any] = queue.Queue()
+    session = Session(events.put, warm_spare=False)
+    deadline = None if timeout is None else time.monotonic() + timeout
+    stepping = not breaks
+    output: list[str] = []
+    errors: list[str] = []
+    count = 0
+    try:
+        path = os.path.abspath(path)
+        if breaks:
+            session.breakpoints[path] = {line: None for line in breaks}
+        try:
+            session.start(path, stop_on_entry=stepping)
+        except LessonFileError as exc:
+            yield end_record("error", {"type": "LessonFileError", "message": str(exc), "line": None})
+            return
+        while True:
+            wait = None if deadline is None else deadline - time.monotonic()
+            try:
+                message = events.get(timeout=wait if wait is None or wait > 0 else 0)
+            except queue.Empty:
+                session.stop()
+                yield end_record("timeout")
+                return
+            if isinstance(message, m.Output):
+                (errors if message.stream == "stderr" else output).append(message.text)
+            elif isinstance(message, m.Paused):
+                count += 1
+                record = pause_record(message.snapshot, "".join(output), "".join(errors))
+                output.clear()
+                errors.clear()
+                if graph:
+                    rid = session.request("graph")
+                    record["graph"] = _await_reply(events, rid)["graph"]
+                yield record
+                if max_steps is not None and count >= max_steps:
+                    session.stop()
+                    yield end_record("max-steps")
+                    return
+                if stepping and not message.snapshot.get("post_mortem"):
+                    session.step_into()
+                else:
+                    session.resume()
+            elif isinstance(message, m.Ended):
+                if message.status == "stopped":
+                    continue
+                yield end_record(message.status, message.error, message.exit_code, message.signal)
+                return
+    finally:
+        session.close()
+
+
+def _await_reply(events: queue.Queue[Any], request_id: int) -> dict[str, Any]:
+    while True:
+        message = events.get()
+        if isinstance(message, m.Reply) and message.id == request_id:
+            return message.result
+
+
+def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str) -> dict[str, Any]:
+    """A trace record from a pause snapshot and the text printed since the previous one."""
+    record = {k: v for k, v in snapshot.items() if k not in _APP_ONLY}
+    record["stdout"] = stdout
+    record["stderr"] = stderr
+    return record
+
+
+def end_record(status: str, error: dict[str, Any] | None = None, exit_code: int | None = None,
+               signal: str | None = None) -> dict[str, Any]:
+    """The closing record of a trace."""
+    return {"event": "end", "status": status, "error": error, "exit_code": exit_code, "signal": signal}
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with numpy arrays as nested lists and non-finite floats as "nan", "inf", "-inf"."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "c":
+            return jsonable(np.stack([value.real, value.imag], axis=-1).tolist())
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, complex):
+        return [jsonable(value.real), jsonable(value.imag)]
+    return value
+
+
+def write_trace(path: str, out: TextIO, breaks: list[int] | None = None, max_steps: int | None = None,
+                timeout: float | None = None, graph: bool = False) -> int:
+    """Print the trace of ``path`` as JSON lines; returns the command's exit status."""
+    last: dict[str, Any] = {}
+    for record in iter_trace(path, breaks, max_steps, timeout, graph):
+        out.write(json.dumps(jsonable(record), ensure_ascii=False, allow_nan=False) + "\n")
+        out.flush()
+        last = record
+    ok = last.get("status") == "ok" or (last.get("status") == "exited" and last.get("exit_code") == 0)
+    return 0 if ok else 1

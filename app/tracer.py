@@ -1,0 +1,228 @@
+"""The line tracer that runs inside the lesson process: where to pause, and nothing else.
+
+Only frames whose code comes from the lesson's own file(s) are ever traced line by line;
+library frames get no local trace function, and while nothing is stepped and no
+breakpoint is set the global trace function is removed altogether, so a lesson that is
+simply continuing runs at full speed. A pause is requested asynchronously through
+:meth:`Tracer.arm`, which a signal handler calls in the main thread.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from types import CodeType, FrameType
+from typing import Any
+
+#: Resume actions that pause at the next event of some user frame.
+STEPPING = frozenset({"step_into", "step_over", "step_out"})
+
+TraceFn = Callable[[FrameType, str, Any], Any]
+
+
+def canonical(path: str) -> str:
+    """The spelling of a file path the tracer compares: absolute, symlinks resolved."""
+    return os.path.realpath(os.path.abspath(path))
+
+
+def code_lines(code: CodeType) -> frozenset[int]:
+    """The lines that have bytecode in ``code`` itself (not in nested functions)."""
+    return frozenset(line for _, _, line in code.co_lines() if line is not None)
+
+
+def executable_lines(code: CodeType) -> set[int]:
+    """The lines that have bytecode anywhere in a compiled module, nested code included."""
+    lines = set(code_lines(code))
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            lines |= executable_lines(const)
+    return lines
+
+
+class Tracer:
+    """Decides at which events a lesson pauses, and calls ``on_pause`` there.
+
+    Parameters
+    ----------
+    user_files
+        Canonical paths of the files whose lines may pause.
+    on_pause
+        ``on_pause(frame, event, arg)`` runs the pause (snapshot, command loop) and returns
+        the resume action with its target, as ``(action, file, line)``.
+    """
+
+    def __init__(self, user_files: set[str], on_pause: Callable[[FrameType, str, Any], tuple]) -> None:
+        self.user_files = {canonical(f) for f in user_files}
+        self.on_pause = on_pause
+        self.action = "continue"
+        self.breakpoints: dict[str, dict[int, str | None]] = {}
+        self.target: tuple[str, int] | None = None
+        self._stop_frame: FrameType | None = None
+        self._ancestors: tuple[FrameType, ...] = ()
+        self._is_user_file: dict[str, bool] = {}
+        self._bp_lines: dict[CodeType, frozenset[int]] = {}
+        self._bp_tracers: dict[CodeType, TraceFn] = {}
+        self.condition_error: dict[str, Any] | None = None
+        self._local_fn = self._local
+
+    # ---- configuration ------------------------------------------------------------
+
+    def set_breakpoints(self, file: str, lines: dict[int, str | None]) -> None:
+        """Replace the breakpoints of one file (line → condition or None)."""
+        self.breakpoints[canonical(file)] = dict(lines)
+        self._bp_lines.clear()
+        self._bp_tracers.clear()
+
+    def is_user_code(self, code: CodeType) -> bool:
+        """Whether ``code`` was compiled from one of the lesson's files (cached per filename)."""
+        name = code.co_filename
+        known = self._is_user_file.get(name)
+        if known is None:
+            known = self.is_user_code_file(name)
+            self._is_user_file[name] = known
+        return known
+
+    def is_user_code_file(self, filename: str) -> bool:
+        """Whether a traceback's filename is one of the lesson's files."""
+        return not filename.startswith("<") and canonical(filename) in self.user_files
+
+    def _lines_to_stop(self, code: CodeType) -> frozenset[int]:
+        lines = self._bp_lines.get(code)
+        if lines is None:
+            wanted = set(self.breakpoints.get(canonical(code.co_filename), ()))
+            if self.target and self.target[0] == canonical(code.co_filename):
+                wanted.add(self.target[1])
+            lines = frozenset(wanted & code_lines(code)) if wanted else frozenset()
+            self._bp_lines[code] = lines
+        return lines
+
+    def _needs_tracing(self) -> bool:
+        return self.action in STEPPING or self.target is not None or any(self.breakpoints.values())
+
+    # ---- trace functions ------------------------------------------------------------
+
+    def _global(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        """The global trace function: called for every call, decides once per code object."""
+        code = frame.f_code
+        if not self.is_user_code(code):
+            return None
+        if self.action in STEPPING:
+            return self._local(frame, event, arg)
+        return self._bp_tracer(code)
+
+    def _bp_tracer(self, code: CodeType) -> TraceFn | None:
+        """A minimal local tracer for a frame that only has breakpoints to check."""
+        tracer = self._bp_tracers.get(code)
+        if tracer is None and code not in self._bp_tracers:
+            lines = self._lines_to_stop(code)
+            if lines:
+                local = self._local
+
+                def tracer(frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+                    if event == "line" and frame.f_lineno in lines:
+                        return local(frame, event, arg)
+                    return tracer
+
+            self._bp_tracers[code] = tracer
+        return tracer
+
+    def _local(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        if self._should_pause(frame, event):
+            action, file, line = self.on_pause(frame, event, arg)
+            return self.resume(frame, action, file, line)
+        if self.action in STEPPING:
+            return self._local_fn
+        return self._bp_tracer(frame.f_code)
+
+    def _should_pause(self, frame: FrameType, event: str) -> bool:
+        if event == "exception":
+            # Pause where an exception is raised only while stepping; the uncaught ones are
+            # shown post mortem by the runner anyway.
+            return self.action == "step_into" and not self._boring_exception(frame)
+        if event == "call" and frame.f_code.co_name == "<module>":
+            return False  # the module's own call event is not a step
+        if event == "line" and self._at_breakpoint(frame):
+            return True
+        action = self.action
+        if action == "step_into":
+            return True
+        if action == "step_over":
+            return (frame is self._stop_frame and event != "call") or frame in self._ancestors
+        if action == "step_out":
+            return frame in self._ancestors
+        return False
+
+    @staticmethod
+    def _boring_exception(frame: FrameType) -> bool:
+        exc = sys.exc_info()[1]
+        return isinstance(exc, (SystemExit, GeneratorExit, StopIteration, StopAsyncIteration))
+
+    def _at_breakpoint(self, frame: FrameType) -> bool:
+        code = frame.f_code
+        line = frame.f_lineno
+        if line not in self._lines_to_stop(code):
+            return False
+        file = canonical(code.co_filename)
+        if self.target == (file, line):
+            return True
+        condition = self.breakpoints.get(file, {}).get(line, "")
+        if not condition:
+            return line in self.breakpoints.get(file, {})
+        try:
+            return bool(eval(condition, frame.f_globals, frame.f_locals))
+        except Exception as exc:  # a broken condition pauses and says why, as debuggers do
+            self.condition_error = {"type": type(exc).__name__, "message": str(exc),
+                                    "condition": condition, "line": line}
+            return True
+
+    # ---- arming and resuming ------------------------------------------------------------
+
+    def user_frames(self, frame: FrameType | None) -> list[FrameType]:
+        """The user frames on the stack from ``frame`` outwards."""
+        frames = []
+        while frame is not None:
+            if self.is_user_code(frame.f_code):
+                frames.append(frame)
+            frame = frame.f_back
+        return frames
+
+    def resume(self, frame: FrameType, action: str, file: str | None = None,
+               line: int | None = None) -> TraceFn | None:
+        """Apply a resume action at ``frame``; returns the frame's new local tracer."""
+        self.action = "continue" if action == "run_to" else action
+        self.target = (canonical(file), line) if action == "run_to" and file and line else None
+        self._bp_lines.clear()
+        self._bp_tracers.clear()
+        stack = self.user_frames(frame)
+        self._stop_frame = frame
+        self._ancestors = tuple(stack[1:])
+        if action == "step_out" and not self._ancestors:
+            self.action = "continue"
+        for outer in stack[1:]:
+            outer.f_trace = self._frame_tracer(outer)
+        if self._needs_tracing():
+            sys.settrace(self._global)
+            return self._frame_tracer(frame)
+        sys.settrace(None)
+        return None
+
+    def _frame_tracer(self, frame: FrameType) -> TraceFn | None:
+        if self.action in STEPPING:
+            return self._local_fn
+        return self._bp_tracer(frame.f_code)
+
+    def arm(self, frame: FrameType | None, action: str = "step_into") -> None:
+        """Start tracing from inside a running lesson (a signal handler): pause at the next user line."""
+        self.action = action
+        stack = self.user_frames(frame)
+        self._stop_frame = stack[0] if stack else None
+        self._ancestors = tuple(stack[1:])
+        for user_frame in stack:
+            user_frame.f_trace = self._frame_tracer(user_frame)
+        sys.settrace(self._global if self._needs_tracing() else None)
+
+    def start(self, stop_on_entry: bool) -> None:
+        """Install the tracer before the lesson's module code starts."""
+        self.action = "step_into" if stop_on_entry else "continue"
+        sys.settrace(self._global if self._needs_tracing() else None)

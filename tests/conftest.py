@@ -1,0 +1,87 @@
+"""Shared fixtures: a session whose events can be awaited, and lesson files written on the fly."""
+
+from __future__ import annotations
+
+import os
+import queue
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from app import messages as m  # noqa: E402
+from app.session import Session  # noqa: E402
+
+
+class EventLog:
+    """A session listener that keeps every message and lets a test wait for the next one of a kind."""
+
+    def __init__(self) -> None:
+        self.queue: queue.Queue[Any] = queue.Queue()
+        self.seen: list[Any] = []
+
+    def __call__(self, message: Any) -> None:
+        self.queue.put(message)
+
+    def wait(self, kind: type, timeout: float = 30.0) -> Any:
+        """The next message of type ``kind``; earlier messages of other kinds are kept in ``seen``."""
+        while True:
+            message = self.queue.get(timeout=timeout)
+            self.seen.append(message)
+            if isinstance(message, kind):
+                return message
+
+    def pause(self, timeout: float = 30.0) -> dict[str, Any]:
+        """The snapshot of the next pause; fails if the run ends first."""
+        message = self.wait((m.Paused, m.Ended), timeout)
+        assert isinstance(message, m.Paused), f"expected a pause, the run ended: {message}"
+        return message.snapshot
+
+    def end(self, timeout: float = 30.0) -> m.Ended:
+        return self.wait(m.Ended, timeout)
+
+    def reply(self, request_id: int, timeout: float = 30.0) -> dict[str, Any]:
+        while True:
+            message = self.wait(m.Reply, timeout)
+            if message.id == request_id:
+                return message.result
+
+    def output(self, stream: str | None = None) -> str:
+        return "".join(msg.text for msg in self.seen
+                       if isinstance(msg, m.Output) and (stream is None or msg.stream == stream))
+
+
+@pytest.fixture
+def events() -> EventLog:
+    return EventLog()
+
+
+@pytest.fixture
+def session(events: EventLog):
+    """A session without a warm spare (each test pays one cold start, and leaves nothing running)."""
+    s = Session(events, warm_spare=False)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def lesson(tmp_path: Path):
+    """Write a lesson file from a dedented string; returns its path as a str."""
+
+    def write(source: str, name: str = "lesson.py") -> str:
+        path = tmp_path / name
+        path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
+        return str(path)
+
+    return write
+
+
+def line_of(path: str, marker: str) -> int:
+    """The 1-based number of the first line of ``path`` containing ``marker``."""
+    for number, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if marker in text:
+            return number
+    raise AssertionError(f"{marker!r} not in {path}")

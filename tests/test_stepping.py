@@ -1,0 +1,222 @@
+"""Stepping commands of the engine: into, over, out, continue, breakpoints, run to line, pause."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from conftest import line_of
+
+from app import messages as m
+
+FUNCS = """
+import torch
+def square(v):
+    w = v * v          # in square
+    return w
+
+def outer(v):
+    a = square(v)      # call square
+    b = a + 1          # after square
+    return b
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = outer(x)           # call outer
+z = y.sum()            # after outer
+"""
+
+
+def positions(events, session, count):
+    """(event, function, line) of the next ``count`` pauses, stepping into each time."""
+    seen = []
+    for _ in range(count):
+        snap = events.pause()
+        seen.append((snap["event"], snap["function"], snap["line"]))
+        session.step_into()
+    return seen
+
+
+def test_step_into_visits_every_event_in_user_frames(session, events, lesson):
+    path = lesson(FUNCS)
+    session.start(path)
+    seen = positions(events, session, 9)
+    call_outer = line_of(path, "call outer")
+    assert seen[0] == ("line", "<module>", 1)
+    assert ("line", "<module>", call_outer) in seen
+    assert ("call", "outer", line_of(path, "def outer")) in seen
+    assert ("line", "outer", line_of(path, "call square")) in seen
+    assert ("call", "square", line_of(path, "def square")) in seen
+    assert ("line", "square", line_of(path, "in square")) in seen
+    # every pause of the lesson is in the lesson file: torch's own frames never pause
+    assert all(isinstance(s.snapshot, dict) and s.snapshot["file"] == path
+               for s in events.seen if isinstance(s, m.Paused))
+
+
+def test_step_over_skips_the_call_and_step_out_returns_to_caller(session, events, lesson):
+    path = lesson(FUNCS)
+    session.breakpoints[path] = {line_of(path, "call square"): None}
+    session.start(path, stop_on_entry=False)
+    snap = events.pause()
+    assert (snap["function"], snap["line"], snap["depth"]) == ("outer", line_of(path, "call square"), 1)
+    session.step_over()
+    snap = events.pause()
+    assert (snap["function"], snap["line"]) == ("outer", line_of(path, "after square"))
+    assert snap["vars"]["a"]["values"].tolist() == [1.0, 4.0]
+    session.step_out()
+    snap = events.pause()
+    assert (snap["function"], snap["line"]) == ("<module>", line_of(path, "after outer"))
+    assert snap["vars"]["y"]["grad_fn"] == "AddBackward0"
+    session.resume()
+    assert events.end().status == "ok"
+
+
+def test_step_over_from_a_return_lands_in_the_caller(session, events, lesson):
+    path = lesson(FUNCS)
+    session.breakpoints[path] = {line_of(path, "return w"): None}
+    session.start(path, stop_on_entry=False)
+    assert events.pause()["function"] == "square"
+    session.step_over()
+    snap = events.pause()
+    assert (snap["event"], snap["function"]) == ("return", "square")
+    session.step_over()
+    snap = events.pause()
+    assert (snap["function"], snap["line"]) == ("outer", line_of(path, "after square"))
+
+
+def test_stack_lists_user_frames_innermost_first_and_frames_can_be_selected(session, events, lesson):
+    path = lesson(FUNCS)
+    session.breakpoints[path] = {line_of(path, "in square"): None}
+    session.start(path, stop_on_entry=False)
+    snap = events.pause()
+    assert [f["function"] for f in snap["stack"]] == ["square", "outer", "<module>"]
+    assert [f["line"] for f in snap["stack"]] == [line_of(path, "in square"), line_of(path, "call square"),
+                                                 line_of(path, "call outer")]
+    assert set(snap["vars"]) == {"v"}
+    result = events.reply(session.request("frame", index=2))
+    assert result["function"] == "<module>"
+    assert "x" in result["vars"] and "outer" not in result["vars"]  # functions hidden
+    result = events.reply(session.request("frame", index=2, show_hidden=True))
+    assert "outer" in result["vars"] and "torch" in result["vars"]
+
+
+def test_breakpoint_condition_is_evaluated_in_the_frame(session, events, lesson):
+    path = lesson("""
+    total = 0
+    for i in range(10):
+        total += i     # loop body
+    done = True
+    """)
+    session.breakpoints[path] = {line_of(path, "loop body"): "i == 7"}
+    session.start(path, stop_on_entry=False)
+    snap = events.pause()
+    assert snap["vars"]["i"]["value"] == 7
+    assert snap["vars"]["total"]["value"] == sum(range(7))
+    session.resume()
+    assert events.end().status == "ok"
+
+
+def test_broken_condition_pauses_and_says_why(session, events, lesson):
+    path = lesson("""
+    a = 1
+    b = 2
+    """)
+    session.breakpoints[path] = {2: "undefined_name > 0"}
+    session.start(path, stop_on_entry=False)
+    snap = events.pause()
+    assert snap["line"] == 2
+    assert snap["condition_error"]["type"] == "NameError"
+
+
+def test_run_to_line_and_breakpoint_set_while_paused(session, events, lesson):
+    path = lesson("""
+    a = 1
+    b = 2
+    c = 3
+    d = 4
+    e = 5
+    """)
+    session.start(path)
+    assert events.pause()["line"] == 1
+    session.run_to(3)
+    assert events.pause()["line"] == 3
+    session.set_breakpoints(path, {5: None})
+    session.resume()
+    snap = events.pause()
+    assert snap["line"] == 5 and snap["vars"]["d"]["value"] == 4
+    session.resume()
+    assert events.end().status == "ok"
+
+
+def test_continue_without_breakpoints_runs_to_the_end(session, events, lesson):
+    path = lesson("""
+    s = 0
+    for i in range(1000):
+        s += i
+    print(s)
+    """)
+    session.start(path)
+    events.pause()
+    session.resume()
+    assert events.end().status == "ok"
+    assert events.output("stdout") == "499500\n"
+
+
+def test_pause_interrupts_an_infinite_loop_at_a_user_line(session, events, lesson):
+    path = lesson("""
+    n = 0
+    while True:
+        n += 1
+    """)
+    session.start(path, stop_on_entry=False)
+    events.wait(m.Started)
+    session.pause()
+    snap = events.pause(timeout=10)
+    assert snap["line"] in (2, 3)
+    assert snap["vars"]["n"]["value"] > 0
+    session.stop()
+
+
+def test_breakpoint_added_while_running_is_hit(session, events, lesson):
+    path = lesson("""
+    n = 0
+    while True:
+        n += 1
+        if n > 10_000_000:
+            n = 0
+    """)
+    session.start(path, stop_on_entry=False)
+    events.wait(m.Started)
+    session.set_breakpoints(path, {5: None})
+    snap = events.pause(timeout=10)
+    assert snap["line"] == 5
+
+
+@pytest.mark.parametrize("body", ["while True:\n    pass\n",
+                                  "import torch\na = torch.rand(3000, 3000)\nwhile True:\n    a = a @ a\n"])
+def test_stop_ends_a_busy_lesson_within_a_second(session, events, lesson, body):
+    path = lesson(body)
+    session.start(path, stop_on_entry=False)
+    events.wait(m.Started)
+    process = session._process.process
+    started = time.monotonic()
+    session.stop()
+    elapsed = time.monotonic() - started
+    assert events.end().status == "stopped"
+    assert process.poll() is not None
+    assert elapsed < 1.0
+
+
+def test_restart_gives_a_fresh_interpreter(session, events, lesson):
+    path = lesson("""
+    import sys
+    first = not hasattr(sys, "gradstep_marker")
+    sys.gradstep_marker = True
+    print("fresh" if first else "leaked")
+    """)
+    session.start(path, stop_on_entry=False)
+    assert events.end().status == "ok"
+    first_pid = session._process.pid
+    session.restart()
+    assert events.end().status == "ok"
+    assert session._process.pid != first_pid
+    assert events.output("stdout") == "fresh\nfresh\n"
