@@ -188,9 +188,11 @@ class LessonRunner:
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         signal.signal(_INTERRUPT, self._on_interrupt)
+        self.tracer.start(command.stop_on_entry)
+        if not self.inbox.empty():  # a pause or breakpoint that came before the tracer existed
+            self._on_interrupt(_INTERRUPT, None)
         self.channel.send(m.Started(command.path))
         try:
-            self.tracer.start(command.stop_on_entry)
             exec(code, self.namespace)
         except SystemExit as exc:
             sys.settrace(None)

@@ -65,6 +65,7 @@ class Tracer:
         self._bp_tracers: dict[CodeType, TraceFn] = {}
         self.condition_error: dict[str, Any] | None = None
         self._local_fn = self._local
+        self._global = self._make_global()
 
     # ---- configuration ------------------------------------------------------------
 
@@ -102,14 +103,27 @@ class Tracer:
 
     # ---- trace functions ------------------------------------------------------------
 
-    def _global(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
-        """The global trace function: called for every call, decides once per code object."""
-        code = frame.f_code
-        if not self.is_user_code(code):
-            return None
+    def _make_global(self) -> TraceFn:
+        """The global trace function. It runs at every Python call (600k of them in torch's lazy
+        imports), so the common case, a library frame, is one cached lookup by filename."""
+        file_is_user = self._is_user_file
+        classify = self.is_user_code
+        enter = self._enter
+
+        def global_trace(frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+            code = frame.f_code
+            user = file_is_user.get(code.co_filename)
+            if user is None:
+                user = classify(code)
+            return enter(frame, event, arg) if user else None
+
+        return global_trace
+
+    def _enter(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        """A user frame starts: trace it if stepping, or if its code holds a breakpoint."""
         if self.action in STEPPING:
             return self._local(frame, event, arg)
-        return self._bp_tracer(code)
+        return self._bp_tracer(frame.f_code)
 
     def _bp_tracer(self, code: CodeType) -> TraceFn | None:
         """A minimal local tracer for a frame that only has breakpoints to check."""
