@@ -25,7 +25,7 @@ from types import FrameType
 from typing import Any, BinaryIO
 
 from app import messages as m
-from app.snapshot import SnapshotBuilder, frame_entry
+from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
 from app.tracer import Tracer
 
 #: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
@@ -274,17 +274,18 @@ class LessonRunner:
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None) -> m.Resume:
         self.paused = True
         try:
-            self._flush()
-            self.step += 1
-            self.selected = 0
-            snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
-            if post_mortem is not None:
-                snapshot.update(exception=post_mortem, post_mortem=True)
-            if self.tracer.condition_error is not None:
-                snapshot["condition_error"] = self.tracer.condition_error
-                self.tracer.condition_error = None
-            self.channel.send(m.Paused(snapshot))
-            return self._command_loop()
+            with outside_jit_tracing():
+                self._flush()
+                self.step += 1
+                self.selected = 0
+                snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
+                if post_mortem is not None:
+                    snapshot.update(exception=post_mortem, post_mortem=True)
+                if self.tracer.condition_error is not None:
+                    snapshot["condition_error"] = self.tracer.condition_error
+                    self.tracer.condition_error = None
+                self.channel.send(m.Paused(snapshot))
+                return self._command_loop()
         finally:
             self._flush()
             self.paused = False

@@ -10,8 +10,11 @@ from __future__ import annotations
 import io
 import pickle
 import struct
+import types
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
+
+import numpy as np
 
 # ---- app → lesson process -------------------------------------------------------------
 
@@ -136,12 +139,41 @@ class _SafeUnpickler(pickle.Unpickler):
 
 
 _HEADER = struct.Struct("!I")
+_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Ended)
+
+
+def _placeholder(type_name: str) -> str:
+    return f"<{type_name}: not plain data, left out>"
+
+
+class _PlainPickler(pickle.Pickler):
+    """Pickles plain data; any other object becomes a short placeholder string.
+
+    A summary that by mistake holds a live object (a tensor, a frame) then costs one
+    field, not the run: the receiving side would refuse the whole message.
+    """
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, (_MESSAGE_TYPES, np.ndarray, np.generic, np.dtype, type, types.FunctionType,
+                            types.BuiltinFunctionType)) or type(obj) in _PLAIN:
+            return NotImplemented  # plain data, and the classes and functions that rebuild it
+        for base in (str, int, float):  # subclasses (IntEnum, str enums…) travel as their base type
+            if isinstance(obj, base):
+                return (base, (base(obj),))
+        return (str, (_placeholder(type(obj).__qualname__),))
+
+
+_PLAIN = {dict, list, tuple, set, frozenset, str, bytes, int, float, complex, bool, type(None), slice, bytearray}
 
 
 def encode(message: Any) -> bytes:
     """One framed message: a 4-byte length, then the pickle."""
-    body = pickle.dumps(message, protocol=5)
-    return _HEADER.pack(len(body)) + body
+    buffer = io.BytesIO()
+    buffer.write(b"\0" * _HEADER.size)
+    _PlainPickler(buffer, protocol=5).dump(message)
+    data = buffer.getbuffer()
+    _HEADER.pack_into(data, 0, len(data) - _HEADER.size)
+    return bytes(data)
 
 
 def decode(body: bytes) -> Any:

@@ -97,11 +97,11 @@ class TensorSummarizer:
     def _key(self, tensor: Any) -> tuple:
         grad = tensor.grad if tensor.is_leaf else None
         return (
-            tensor._version,
+            version_of(tensor),
             tensor.requires_grad,
             id(tensor.grad_fn),
             tensor.shape,
-            None if grad is None else (id(grad), grad._version),
+            None if grad is None else (id(grad), version_of(grad)),
             tensor.retains_grad,
         )
 
@@ -125,14 +125,15 @@ class TensorSummarizer:
         grad_fn = tensor.grad_fn
         summary: dict[str, Any] = {
             "type": "Parameter" if isinstance(tensor, torch.nn.Parameter) else "Tensor",
-            "shape": list(tensor.shape),
+            "shape": [int(d) for d in tensor.shape],
             "dtype": str(tensor.dtype).removeprefix("torch."),
             "device": str(tensor.device),
             "requires_grad": bool(tensor.requires_grad),
             "is_leaf": bool(tensor.is_leaf),
             "grad_fn": node_name(grad_fn) if grad_fn is not None else None,
             "retains_grad": bool(tensor.retains_grad),
-            "version": int(tensor._version),
+            "version": version_of(tensor),
+            "is_inference": bool(tensor.is_inference()),
             "numel": int(tensor.numel()),
             "nbytes": int(tensor.numel() * tensor.element_size()),
             "is_parameter": isinstance(tensor, torch.nn.Parameter),
@@ -154,6 +155,11 @@ class TensorSummarizer:
         return summary
 
 
+def version_of(tensor: Any) -> int | None:
+    """A tensor's ``_version``; None for inference tensors, which keep no version counter."""
+    return None if tensor.is_inference() else int(tensor._version)
+
+
 def node_name(node: Any) -> str:
     """An autograd node's name as a learner reads it (``AccumulateGrad``, not ``torch::autograd::AccumulateGrad``)."""
     name = node.name()
@@ -167,7 +173,18 @@ class Summarizer:
         self.tensors = TensorSummarizer(value_limit)
 
     def summarize(self, value: Any, depth: int = 0) -> dict[str, Any]:
-        """Summary of ``value``: always a dict with at least ``type``."""
+        """Summary of ``value``: always a dict with at least ``type``, even when reading it fails.
+
+        A half-built object (a module stepped before ``super().__init__()``) must not cost
+        the learner the pause, so a failure is described in ``repr`` instead.
+        """
+        try:
+            return self._summarize(value, depth)
+        except Exception as exc:
+            return {"type": type(value).__name__,
+                    "repr": f"<cannot be shown yet: {type(exc).__name__}: {bounded_repr(exc, 200)}>"}
+
+    def _summarize(self, value: Any, depth: int) -> dict[str, Any]:
         torch = _torch()
         if torch is not None:
             if isinstance(value, torch.Tensor):
@@ -210,7 +227,7 @@ class Summarizer:
             params.append(
                 {
                     "name": name,
-                    "shape": list(p.shape),
+                    "shape": [int(d) for d in p.shape],
                     "requires_grad": bool(p.requires_grad),
                     "has_grad": p.grad is not None,
                     "summary": self.tensors.summarize(p),

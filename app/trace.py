@@ -83,7 +83,8 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
             elif isinstance(message, m.Ended):
                 if message.status == "stopped":
                     continue
-                yield end_record(message.status, message.error, message.exit_code, message.signal)
+                yield end_record(message.status, message.error, message.exit_code, message.signal,
+                                 "".join(output), "".join(errors))
                 return
     finally:
         session.close()
@@ -105,9 +106,10 @@ def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str) -> dict[str
 
 
 def end_record(status: str, error: dict[str, Any] | None = None, exit_code: int | None = None,
-               signal: str | None = None) -> dict[str, Any]:
-    """The closing record of a trace."""
-    return {"event": "end", "status": status, "error": error, "exit_code": exit_code, "signal": signal}
+               signal: str | None = None, stdout: str = "", stderr: str = "") -> dict[str, Any]:
+    """The closing record of a trace, with the text printed after the last pause."""
+    return {"event": "end", "status": status, "error": error, "exit_code": exit_code, "signal": signal,
+            "stdout": stdout, "stderr": stderr}
 
 
 def jsonable(value: Any) -> Any:

@@ -38,7 +38,8 @@ def test_every_step_is_a_record_from_the_first_line_to_the_final_return(lesson):
         ("Tensor", [1], True, False, "MulBackward0")
     assert y["values"] == [4.0] and y["grad"] is None and y["version"] == 0
     assert steps[4]["stdout"] == "y = 4.0\n" and "y" in steps[4]["vars"]
-    assert end == {"event": "end", "status": "ok", "error": None, "exit_code": None, "signal": None}
+    assert end == {"event": "end", "status": "ok", "error": None, "exit_code": None, "signal": None,
+                   "stdout": "", "stderr": ""}
 
 
 def test_breaks_record_only_hits_and_grad_mode_shows_no_grad(lesson):
@@ -89,7 +90,7 @@ def test_unusable_file_gives_an_error_record(tmp_path):
     records, code = trace(str(tmp_path / "missing.py"))
     assert records == [{"event": "end", "status": "error", "error": {
         "type": "LessonFileError", "message": f"There is no file {tmp_path / 'missing.py'}.", "line": None},
-        "exit_code": None, "signal": None}]
+        "exit_code": None, "signal": None, "stdout": "", "stderr": ""}]
     assert code == 1
 
 

@@ -1,0 +1,255 @@
+"""Reads lesson files: their bilingual header, their notes and code cells, and the lesson list.
+
+Plain Python: no Qt and no torch, so the app and the tests can read a lesson without
+running it.
+
+The lesson format
+-----------------
+A lesson is one runnable ``.py`` file in ``lessons/`` named ``NN_topic.py`` (``NN`` is its
+place in the course). It is split into cells with the percent convention that Jupytext,
+VS Code and Spyder share:
+
+* a line that is exactly ``# %%`` (optionally followed by a cell title) starts a code cell;
+* a line ``# %% [markdown]`` starts a notes cell. Every line of a notes cell is a comment
+  (``#`` alone for an empty line), and the text is Markdown once ``# `` is removed;
+* lines before the first ``# %%`` (the module docstring) form a code section of their own.
+
+A cell runs from its marker line to the line before the next marker (or the end of the
+file), trailing blank lines included.
+
+Every notes cell holds one block per language, each opened by a line that is exactly
+``# [en]`` or ``# [zh]`` (English, Simplified Chinese). No text may come before the
+first marker, and each language appears once per cell::
+
+    # %% [markdown]
+    # [en]
+    # Step over `h = x * w` and look at `h.grad_fn`.
+    # [zh]
+    # 单步执行 `h = x * w`，然后查看 `h.grad_fn`。
+
+The first notes cell is the lesson's header. In each language block its first line is a
+Markdown level-1 heading, the title (``# # Backward and leaf gradients``); the next
+non-empty line is the one-line summary; anything after that is the introduction::
+
+    # %% [markdown]
+    # [en]
+    # # Backward and leaf gradients
+    # Where `.grad` comes from, and why it keeps growing.
+    # [zh]
+    # # backward() 与叶子张量的梯度
+    # `.grad` 从哪里来，又为什么会不断累加。
+
+The notes shown for a line are those of the nearest notes cell above it; lines above
+the first notes cell (the docstring) show the header.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Languages every notes cell must provide, in the order the app offers them.
+LANGUAGES: tuple[str, ...] = ("en", "zh")
+
+_CELL = re.compile(r"^# %%(?:\s.*)?$")
+_NOTES_TAG = re.compile(r"\[(?:markdown|md)\]")
+_LANG_MARK = re.compile(r"^\[([a-z]{2})\]$")
+_HEADING = re.compile(r"^#\s+(\S.*)$")
+_LESSON_NAME = re.compile(r"^(\d+)_\w+\.py$")
+
+
+class LessonFormatError(ValueError):
+    """A lesson file that does not follow the format; the message names the line."""
+
+
+@dataclass
+class Section:
+    """One cell of a lesson: code or bilingual notes, with its 1-based inclusive line range."""
+
+    kind: str
+    start_line: int
+    end_line: int
+    text: dict[str, str] = field(default_factory=dict)
+
+    def contains(self, line: int) -> bool:
+        """Whether ``line`` lies inside this section."""
+        return self.start_line <= line <= self.end_line
+
+
+@dataclass
+class Lesson:
+    """A parsed lesson: title and summary per language, and its sections in file order."""
+
+    title: dict[str, str]
+    summary: dict[str, str]
+    sections: list[Section]
+    path: Path | None = None
+
+    @property
+    def notes(self) -> list[Section]:
+        """The notes sections, the header first."""
+        return [s for s in self.sections if s.kind == "notes"]
+
+
+@dataclass
+class LessonInfo:
+    """What the lesson list shows about one lesson file."""
+
+    path: Path
+    order: int
+    title: dict[str, str]
+    summary: dict[str, str]
+
+    @property
+    def stem(self) -> str:
+        """The file name without ``.py`` (``07_backward``), the name other code links to."""
+        return self.path.stem
+
+
+def _read(path_or_text: str | os.PathLike) -> tuple[str, Path | None]:
+    """The lesson text and its path; a string with no newline naming a file is a path."""
+    if isinstance(path_or_text, os.PathLike):
+        path = Path(path_or_text)
+        return path.read_text(encoding="utf-8"), path
+    if "\n" not in path_or_text and path_or_text.endswith(".py") and Path(path_or_text).is_file():
+        path = Path(path_or_text)
+        return path.read_text(encoding="utf-8"), path
+    return path_or_text, None
+
+
+def _notes_text(lines: list[str], first: int) -> dict[str, str]:
+    """Split a notes cell's body (line ``first`` onwards) into its language blocks."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for number, raw in enumerate(lines, start=first):
+        stripped = raw.strip()
+        if not stripped:
+            body = ""
+        elif raw.startswith("#"):
+            body = raw[2:] if raw.startswith("# ") else raw[1:]
+            body = body.rstrip()
+        else:
+            raise LessonFormatError(f"line {number}: a notes cell holds only comment lines")
+        mark = _LANG_MARK.match(body)
+        if mark:
+            lang = mark.group(1)
+            if lang in blocks:
+                raise LessonFormatError(f"line {number}: [{lang}] appears twice in one notes cell")
+            current = blocks[lang] = []
+            continue
+        if current is None:
+            if body:
+                raise LessonFormatError(f"line {number}: notes text before the first [en]/[zh] marker")
+            continue
+        current.append(body)
+    missing = [lang for lang in LANGUAGES if lang not in blocks]
+    if missing:
+        raise LessonFormatError(f"line {first - 1}: notes cell lacks {', '.join(f'[{m}]' for m in missing)}")
+    return {lang: "\n".join(body).strip("\n") for lang, body in blocks.items()}
+
+
+def _header(section: Section) -> tuple[dict[str, str], dict[str, str]]:
+    """Title and summary of each language from the header cell."""
+    title: dict[str, str] = {}
+    summary: dict[str, str] = {}
+    for lang, text in section.text.items():
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        heading = _HEADING.match(lines[0]) if lines else None
+        if heading is None:
+            raise LessonFormatError(
+                f"line {section.start_line}: the [{lang}] header must open with a '# Title' heading"
+            )
+        if len(lines) < 2 or lines[1].startswith("#"):
+            raise LessonFormatError(f"line {section.start_line}: the [{lang}] header lacks a summary line")
+        title[lang] = heading.group(1).strip()
+        summary[lang] = lines[1]
+    return title, summary
+
+
+def parse_lesson(path_or_text: str | os.PathLike) -> Lesson:
+    """Parse a lesson file (a path) or lesson source (a string).
+
+    Raises
+    ------
+    LessonFormatError
+        When the cells, the language blocks or the header break the format.
+    """
+    text, path = _read(path_or_text)
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if _CELL.match(line)]
+    sections: list[Section] = []
+    if starts and starts[0] > 0 and any(line.strip() for line in lines[: starts[0]]):
+        sections.append(Section("code", 1, starts[0]))
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        marker = lines[start]
+        if _NOTES_TAG.search(marker):
+            notes = _notes_text(lines[start + 1 : end], start + 2)
+            sections.append(Section("notes", start + 1, end, notes))
+        else:
+            sections.append(Section("code", start + 1, end))
+    if not starts:
+        raise LessonFormatError("line 1: no '# %%' cell markers")
+    notes = [s for s in sections if s.kind == "notes"]
+    if not notes:
+        raise LessonFormatError("line 1: no notes cell, so no header")
+    title, summary = _header(notes[0])
+    return Lesson(title=title, summary=summary, sections=sections, path=path)
+
+
+def section_at(lesson: Lesson, line: int) -> Section | None:
+    """The section holding ``line`` (1-based), or None past the end of the file."""
+    for section in lesson.sections:
+        if section.contains(line):
+            return section
+    return None
+
+
+def notes_for_line(lesson: Lesson, line: int, lang: str) -> str:
+    """The notes to show while paused at ``line``, in ``lang`` (English when it is missing).
+
+    These are the notes of the nearest notes cell at or above the line; a line above every
+    notes cell gets the header.
+    """
+    chosen: Section | None = None
+    for section in lesson.sections:
+        if section.start_line > line:
+            break
+        if section.kind == "notes":
+            chosen = section
+    if chosen is None:
+        notes = lesson.notes
+        if not notes:
+            return ""
+        chosen = notes[0]
+    return chosen.text.get(lang) or chosen.text.get("en", "")
+
+
+def lesson_order(path: str | os.PathLike) -> int | None:
+    """The order number of a lesson file name (``7`` for ``07_backward.py``), or None."""
+    match = _LESSON_NAME.match(Path(path).name)
+    return int(match.group(1)) if match else None
+
+
+def list_lessons(folder: str | os.PathLike) -> list[LessonInfo]:
+    """The lessons in ``folder`` (files named ``NN_topic.py``), sorted by their number.
+
+    Raises
+    ------
+    LessonFormatError
+        When a lesson file does not parse; the message names the file.
+    """
+    infos: list[LessonInfo] = []
+    for path in Path(folder).glob("*.py"):
+        order = lesson_order(path)
+        if order is None:
+            continue
+        try:
+            lesson = parse_lesson(path)
+        except LessonFormatError as exc:
+            raise LessonFormatError(f"{path.name}: {exc}") from exc
+        infos.append(LessonInfo(path=path, order=order, title=lesson.title, summary=lesson.summary))
+    infos.sort(key=lambda info: (info.order, info.path.name))
+    return infos

@@ -1,0 +1,217 @@
+"""Lesson 1: PyTorch builds the autograd graph while your code runs, so you debug it like Python.
+
+What it teaches: static versus dynamic (eager) graphs; watching ``grad_fn`` appear line by
+line; printing intermediate tensors; ``torch.log`` of a negative number gives NaN without
+any error, and how to find where that NaN first appeared; and what a real error (a shape
+mismatch) looks like and how its traceback points at the line that caused it.
+"""
+
+# %% [markdown]
+# [en]
+# # Dynamic graphs and debugging
+# The graph is recorded as each line runs, so you can inspect and debug it like any Python code.
+#
+# In a *static* graph framework (TensorFlow 1.x is the classic example) you first describe
+# the whole computation, the framework compiles it, and only then do you feed data through
+# it. That makes whole-graph optimisation easy, but loops, branches and changing input
+# shapes become awkward, and you cannot simply print a value in the middle.
+#
+# PyTorch is *eager*: every operation runs immediately and, if one of its inputs requires
+# a gradient, appends a node to the autograd graph at the same moment. The graph is a
+# record of what actually ran. The price is fewer whole-graph optimisations; lesson 10
+# shows how to get a static graph back when you need one.
+# [zh]
+# # 动态图与调试
+# 计算图随着每一行代码的执行而记录下来，因此可以像调试普通 Python 程序一样查看和调试它。
+#
+# 在*静态图*框架里（典型代表是 TensorFlow 1.x），要先把整个计算描述出来，由框架编译，
+# 然后才能把数据送进去运行。这样便于对整张图做优化，但循环、分支和变化的输入形状写起来
+# 很别扭，也没法在计算中途直接打印一个值。
+#
+# PyTorch 采用*即时执行*（eager）：每个运算立刻执行；只要某个输入需要梯度，就在同一时刻
+# 往 autograd 图里追加一个节点。这张图记录的正是实际执行过的运算。代价是整图优化的机会
+# 较少；第 10 课会介绍在需要时如何重新得到静态图。
+
+# %%
+import traceback
+import warnings
+
+import torch
+
+torch.manual_seed(0)
+
+
+def graph_nodes(tensor):
+    """Names of the autograd nodes behind ``tensor``, walking back from its grad_fn."""
+    names, stack, seen = [], [tensor.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name().rsplit("::", 1)[-1])
+        stack.extend(parent for parent, _ in node.next_functions)
+    return names
+
+
+# %% [markdown]
+# [en]
+# ## Watch the graph grow
+# `a` and `w` are leaves we create ourselves with `requires_grad=True`; their `grad_fn` is None.
+#
+# - Step over `b = a * w` and look at `b.grad_fn`: it is now `MulBackward0`, the node
+#   that knows how to send gradients back to `a` and `w`.
+# - Step over `c = torch.exp(b)` and `loss = c.sum()`: each line adds exactly one node
+#   (`ExpBackward0`, then `SumBackward0`). Nothing was declared in advance.
+# - The `print("nodes behind loss:"` line walks the graph backwards from `loss`;
+#   `AccumulateGrad` nodes are where gradients for the leaves will be stored.
+# [zh]
+# ## 观察计算图的生长
+# `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
+#
+# - 单步执行 `b = a * w`，查看 `b.grad_fn`：它变成了 `MulBackward0`，这个节点负责把梯度
+#   传回 `a` 和 `w`。
+# - 再单步执行 `c = torch.exp(b)` 和 `loss = c.sum()`：每一行正好新增一个节点
+#   （`ExpBackward0`，然后是 `SumBackward0`），事先没有声明任何东西。
+# - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图；
+#   `AccumulateGrad` 节点就是叶子张量的梯度最终存放的地方。
+
+# %%
+a = torch.randn(3, requires_grad=True)
+w = torch.randn(3, requires_grad=True)
+b = a * w
+c = torch.exp(b)
+loss = c.sum()
+print("b.grad_fn:", b.grad_fn.name())
+print("c.grad_fn:", c.grad_fn.name())
+print("nodes behind loss:", graph_nodes(loss))
+print("intermediate c (print it like any value):", c)
+
+# %% [markdown]
+# [en]
+# ## NaN is not an error
+# `torch.log` of a negative number does **not** raise: it quietly returns NaN ("not a
+# number"), and NaN then spreads through every later result. (Some tutorials claim it
+# raises an error; it does not.)
+#
+# - Step over `logged = torch.log(shifted)` and look at `logged`: the entries where
+#   `shifted` was negative are `nan`, yet the program carried on.
+# - `scaled` and `result` inherit the NaN. Looking only at `result`, you cannot tell where
+#   it came from. The loop `for name, value in steps` checks each intermediate with
+#   `torch.isnan` in the order they were computed and reports the first one that has NaN.
+# [zh]
+# ## NaN 不是错误
+# 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN（“不是一个数”），之后所有依赖它的
+# 结果都会变成 NaN。（有些教程说这里会报错，其实不会。）
+#
+# - 单步执行 `logged = torch.log(shifted)`，查看 `logged`：`shifted` 中为负的位置变成了
+#   `nan`，但程序照常往下运行。
+# - `scaled` 和 `result` 继承了 NaN。只看 `result` 无法知道它从哪里来。循环
+#   `for name, value in steps` 按计算顺序用 `torch.isnan` 检查每个中间结果，
+#   报告第一个出现 NaN 的地方。
+
+# %%
+data = torch.tensor([2.0, 0.5, 3.0, -1.0])
+shifted = data - 1.0
+logged = torch.log(shifted)
+scaled = logged * 10
+result = scaled.sum()
+print("logged:", logged)
+print("result:", result)
+
+steps = [("shifted", shifted), ("logged", logged), ("scaled", scaled), ("result", result)]
+first_nan = None
+for name, value in steps:
+    if torch.isnan(value).any():
+        first_nan = name
+        break
+print("NaN first appears in:", first_nan)
+
+# %% [markdown]
+# [en]
+# ## NaN that appears only in the backward pass
+# `safe_root` uses `torch.where` to keep `sqrt` away from negative numbers, and indeed it
+# has no NaN. But `torch.sqrt(leaf)` was still computed for *every* entry, and its
+# gradient at -1 is NaN; multiplying by the zero that `where` sends back keeps it NaN.
+#
+# `torch.autograd.detect_anomaly()` makes `backward()` check every node's output and raise
+# at the first NaN, naming the node and the forward line that created it.
+#
+# - Step over `safe_root.sum().backward()` inside the `try`: the error names `SqrtBackward0`,
+#   and the captured warning points at the `safe_root = torch.where(...)` line.
+# - Anomaly mode is slow: turn it on only while hunting a bug. Its messages are warnings,
+#   which this lesson records and prints instead of letting them go to stderr.
+# [zh]
+# ## 只在反向传播中出现的 NaN
+# `safe_root` 用 `torch.where` 让 `sqrt` 避开负数，它本身确实没有 NaN。但 `torch.sqrt(leaf)`
+# 仍然对*每个*元素都算了一遍，它在 -1 处的梯度是 NaN；`where` 传回来的 0 乘上 NaN 还是 NaN。
+#
+# `torch.autograd.detect_anomaly()` 会让 `backward()` 检查每个节点的输出，遇到第一个 NaN
+# 就报错，并指出是哪个节点、由哪一行前向代码创建的。
+#
+# - 单步执行 `try` 里的 `safe_root.sum().backward()`：错误信息点名 `SqrtBackward0`，
+#   捕获到的警告指向 `safe_root = torch.where(...)` 这一行。
+# - 异常检测模式很慢，只在排查问题时打开。它的提示是警告，本课把警告记录下来再打印，
+#   而不是让它们输出到 stderr。
+
+# %%
+leaf = torch.tensor([4.0, -1.0], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    with torch.autograd.detect_anomaly():
+        safe_root = torch.where(leaf > 0, torch.sqrt(leaf), torch.zeros_like(leaf))
+        print("NaN in safe_root?", bool(torch.isnan(safe_root).any()))
+        try:
+            safe_root.sum().backward()
+        except RuntimeError as err:
+            print("backward stopped:", err)
+for warning in caught:
+    message = str(warning.message).splitlines()
+    print("anomaly mode said:", message[0])
+    for number, line in enumerate(message):
+        if "safe_root = " in line:
+            print("   ", message[number - 1].strip(), "->", line.strip())
+
+# %% [markdown]
+# [en]
+# ## A real error: shapes that do not fit
+# Unlike NaN, multiplying matrices whose inner sizes differ is an error. Because PyTorch
+# runs each line at once, the traceback points at the exact line, with the shapes in
+# the message.
+#
+# - Step over `product = left @ right` inside the `try`: `left` is 2x3 and `right` is 2x3,
+#   so the inner sizes (3 and 2) do not match. Read PyTorch's message in the output.
+# - The `except` block prints the line number from the traceback: it is the `@` line.
+# [zh]
+# ## 真正的错误：形状对不上
+# 与 NaN 不同，内侧维度不一致的矩阵相乘会直接报错。因为 PyTorch 逐行立即执行，
+# 回溯信息会精确指向出错的那一行，错误信息里还带着两个形状。
+#
+# - 单步执行 `try` 中的 `product = left @ right`：`left` 是 2x3，`right` 也是 2x3，
+#   内侧维度（3 和 2）不相等。请在输出中阅读 PyTorch 的报错信息。
+# - `except` 块打印了回溯中的行号：正是 `@` 所在的那一行。
+
+# %%
+left = torch.randn(2, 3)
+right = torch.randn(2, 3)
+try:
+    product = left @ right
+except RuntimeError as err:
+    where = traceback.extract_tb(err.__traceback__)[-1]
+    print("shape error:", err)
+    print(f"raised at line {where.lineno}: {where.line}")
+
+product = left @ right.T
+print("fixed with right.T, product shape:", tuple(product.shape))
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Change `data` so that every entry is greater than 1: `first_nan` becomes None.
+# 2. Change `right = torch.randn(2, 3)` to `torch.randn(3, 2)`: the first product works,
+#    and `right.T` in the fix now fails instead. Which line does the traceback name?
+# [zh]
+# ## 动手试试
+# 1. 把 `data` 改成所有元素都大于 1：`first_nan` 会变成 None。
+# 2. 把 `right = torch.randn(2, 3)` 改成 `torch.randn(3, 2)`：第一次乘法成功了，
+#    而修正用的 `right.T` 反而出错。回溯信息指向哪一行？

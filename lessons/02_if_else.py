@@ -1,0 +1,125 @@
+"""Lesson 2: a Python ``if`` on tensor values decides which graph gets recorded.
+
+What it teaches: ordinary ``if``/``else`` works on tensors; the branch is chosen by
+``torch.mean(x) > threshold`` at run time; only the branch that ran appears in the
+autograd graph, so two inputs can give two different graphs and two different gradients.
+"""
+
+# %% [markdown]
+# [en]
+# # Control flow: if/else
+# A branch that depends on the data records a different graph for each input.
+#
+# Because PyTorch runs your code line by line, a plain Python `if` can look at tensor
+# values. There is no special "conditional node": the graph simply contains whatever the
+# chosen branch computed, and nothing from the branch that was skipped.
+# [zh]
+# # 控制流：if/else
+# 依赖数据的分支，会为不同的输入记录下不同的计算图。
+#
+# PyTorch 逐行执行代码，所以普通的 Python `if` 可以直接根据张量的值做判断。这里没有专门的
+# “条件节点”：图中只包含被选中的那个分支算出的东西，没有执行的分支不会留下任何痕迹。
+
+# %%
+import torch
+
+torch.manual_seed(0)
+THRESHOLD = 0.5
+
+
+def branchy(x):
+    """sin(x) when the mean of x is above THRESHOLD, otherwise cos(x)."""
+    if torch.mean(x) > THRESHOLD:
+        y = torch.sin(x)
+    else:
+        y = torch.cos(x)
+    return y
+
+
+# %% [markdown]
+# [en]
+# ## Two inputs, two branches
+# `base` is random; `x_high` and `x_low` are the same values shifted so their means are
+# exactly 1.0 and -1.0, on either side of `THRESHOLD`.
+#
+# - Step into `branchy(x_high)` and watch which line of the `if` runs; step out and look
+#   at `y_high.grad_fn`: `SinBackward0`.
+# - Do the same for `branchy(x_low)`: `y_low.grad_fn` is `CosBackward0`. The same function
+#   produced two different graphs.
+# - `torch.mean(x) > THRESHOLD` is a one-element bool tensor; `if` turns it into a Python
+#   `bool`. That conversion is why the comparison itself is not part of the graph.
+# [zh]
+# ## 两个输入，两个分支
+# `base` 是随机数；`x_high` 和 `x_low` 是把同样的数值平移后得到的，均值恰好为 1.0 和 -1.0，
+# 分别位于 `THRESHOLD` 的两侧。
+#
+# - 单步进入 `branchy(x_high)`，看 `if` 的哪一行被执行；跳出后查看 `y_high.grad_fn`：
+#   是 `SinBackward0`。
+# - 对 `branchy(x_low)` 做同样的操作：`y_low.grad_fn` 是 `CosBackward0`。
+#   同一个函数得到了两张不同的计算图。
+# - `torch.mean(x) > THRESHOLD` 是只有一个元素的布尔张量，`if` 会把它转换成 Python 的
+#   `bool`。正因为做了这次转换，比较运算本身不会进入计算图。
+
+# %%
+base = torch.randn(5)
+x_high = (base - base.mean() + 1.0).requires_grad_()
+x_low = (base - base.mean() - 1.0).requires_grad_()
+
+y_high = branchy(x_high)
+y_low = branchy(x_low)
+print("mean of x_high:", x_high.mean().item(), "->", y_high.grad_fn.name())
+print("mean of x_low: ", x_low.mean().item(), "->", y_low.grad_fn.name())
+
+# %% [markdown]
+# [en]
+# ## The gradient follows the branch that ran
+# The derivative of sin is cos, and the derivative of cos is -sin. After the two
+# `backward()` calls, compare `x_high.grad` with `torch.cos(x_high)` and `x_low.grad`
+# with `-torch.sin(x_low)`: each input got the gradient of its own branch.
+# [zh]
+# ## 梯度沿着实际执行的分支走
+# sin 的导数是 cos，cos 的导数是 -sin。两次 `backward()` 之后，把 `x_high.grad` 与
+# `torch.cos(x_high)` 比较，把 `x_low.grad` 与 `-torch.sin(x_low)` 比较：
+# 每个输入得到的都是它自己那个分支的梯度。
+
+# %%
+y_high.sum().backward()
+y_low.sum().backward()
+high_ok = torch.allclose(x_high.grad, torch.cos(x_high.detach()))
+low_ok = torch.allclose(x_low.grad, -torch.sin(x_low.detach()))
+print("x_high.grad == cos(x_high):", high_ok)
+print("x_low.grad == -sin(x_low): ", low_ok)
+
+# %% [markdown]
+# [en]
+# ## The branch is re-decided on every call
+# Here `x` is nudged down by 0.1 after each step; each step calls `branchy` again, so once the
+# mean of `x` drops below the threshold the recorded graph switches from sin to cos.
+# Watch `names` at the `print(f"step {step}` line as the loop runs.
+# [zh]
+# ## 每次调用都会重新选择分支
+# 这里每一步之后把 `x` 减小 0.1；每一步都重新调用 `branchy`，所以当 `x` 的均值降到阈值以下时，
+# 记录的计算图就从 sin 换成了 cos。循环运行时，请在 `print(f"step {step}` 这一行观察 `names`。
+
+# %%
+x = torch.full((5,), 0.75, requires_grad=True)
+names = []
+for step in range(4):
+    y = branchy(x)
+    names.append(y.grad_fn.name())
+    print(f"step {step}: mean={x.mean().item():.2f} graph={y.grad_fn.name()}")
+    with torch.no_grad():
+        x -= 0.1
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Change `THRESHOLD` to `-2.0`: both inputs now take the sin branch and both
+#    `grad_fn`s read `SinBackward0`.
+# 2. Replace the `if` inside `branchy` with `y = torch.where(x > THRESHOLD, torch.sin(x),
+#    torch.cos(x))`: now both branches are computed and recorded for every element.
+# [zh]
+# ## 动手试试
+# 1. 把 `THRESHOLD` 改成 `-2.0`：两个输入都会走 sin 分支，两个 `grad_fn` 都是 `SinBackward0`。
+# 2. 把 `branchy` 中的 `if` 换成 `y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))`：
+#    这样每个元素的两个分支都会被计算并记录进图中。

@@ -1,0 +1,148 @@
+"""Lesson 3: a Python ``for`` loop unrolls into the graph, one piece per iteration.
+
+What it teaches: a hand-written RNN cell ``h = tanh(x_t @ W_xh + h @ W_hh + b)`` run over a
+few time steps; the graph grows by the same few nodes on every iteration; one
+``backward()`` sends gradients back through every step (backpropagation through time);
+and ``nn.RNN`` computes exactly the same thing with the same weights.
+"""
+
+# %% [markdown]
+# [en]
+# # Control flow: loops
+# Each pass of a loop adds its own copy of the computation to the graph, and backward walks all of them.
+#
+# A recurrent network applies the same cell to a sequence, carrying a hidden state `h`
+# from one step to the next. Written as a Python loop, every iteration records new nodes
+# that use the same weight tensors, so the graph is the loop *unrolled*.
+# [zh]
+# # 控制流：循环
+# 循环每执行一次，就把一份计算追加到图里；反向传播会经过其中的每一份。
+#
+# 循环神经网络把同一个单元依次作用在序列上，并把隐藏状态 `h` 从一步传到下一步。
+# 用 Python 循环来写时，每次迭代都会记录一批新节点，它们共用同样的权重张量，
+# 所以这张图就是把循环*展开*之后的样子。
+
+# %%
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+INPUT_SIZE, HIDDEN_SIZE, NUM_STEPS = 3, 4, 5
+
+
+def count_nodes(tensor):
+    """How many autograd nodes lie behind ``tensor``."""
+    stack, seen = [tensor.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(parent for parent, _ in node.next_functions)
+    return len(seen)
+
+
+W_xh = (torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 0.5).requires_grad_()
+W_hh = (torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5).requires_grad_()
+b_h = torch.zeros(HIDDEN_SIZE, requires_grad=True)
+inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
+
+# %% [markdown]
+# [en]
+# ## The graph grows by one piece per step
+# - Stop at the `h_t = torch.tanh(...)` line and step over it several times. Each time,
+#   `h_t.grad_fn` is a fresh `TanhBackward0` node, and the printed node count goes up by
+#   the same ten nodes: `SelectBackward0` for `inputs[t]`, three for each vector @ matrix
+#   product (unsqueeze, `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
+# - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
+#   backward, we can see that the gradient reached every step.
+# [zh]
+# ## 图每一步长出一块
+# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。每次 `h_t.grad_fn` 都是一个新的
+#   `TanhBackward0` 节点，打印出的节点数每次都增加同样的十个：取出 `inputs[t]` 的
+#   `SelectBackward0`，每个“向量 @ 矩阵”乘积三个（unsqueeze、`MmBackward0`、squeeze），
+#   两个 `AddBackward0`，以及一个 `TanhBackward0`。
+# - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
+#   这样反向传播之后就能看到梯度到达了每一步。
+
+# %%
+h_t = torch.zeros(HIDDEN_SIZE)
+hidden_states = []
+for t in range(NUM_STEPS):
+    x_t = inputs[t]
+    h_t = torch.tanh(x_t @ W_xh + h_t @ W_hh + b_h)
+    h_t.retain_grad()
+    hidden_states.append(h_t)
+    print(f"step {t}: {h_t.grad_fn.name()}, nodes in graph so far: {count_nodes(h_t)}")
+
+# %% [markdown]
+# [en]
+# ## Backpropagation through time
+# The loss uses only the *last* hidden state, yet one `loss.backward()` walks back through
+# all five iterations.
+#
+# - After `loss.backward()`, look at `inputs.grad`: every row is non-zero, even row 0,
+#   which was used five steps before the loss.
+# - `W_hh.grad` is the sum of the contributions of every step, because the same tensor
+#   was used in each iteration.
+# - The printed norms show how much gradient reaches each hidden state. With five steps
+#   the early ones are still large; over long sequences they fade towards zero (the
+#   "vanishing gradient" of plain RNNs, see Try it).
+# [zh]
+# ## 随时间反向传播（BPTT）
+# 损失只用到了*最后*一个隐藏状态，但一次 `loss.backward()` 就会回溯全部五次迭代。
+#
+# - `loss.backward()` 之后查看 `inputs.grad`：每一行都不为零，连第 0 行也是，
+#   尽管它在计算损失之前五步就用过了。
+# - `W_hh.grad` 是每一步贡献之和，因为每次迭代用的都是同一个张量。
+# - 打印出的范数表示到达每个隐藏状态的梯度大小。只有五步时，早期的梯度仍然不小；
+#   序列很长时它们会逐渐趋近于零（普通 RNN 的“梯度消失”，见“动手试试”）。
+
+# %%
+loss = h_t.sum()
+loss.backward()
+print("every input step got a gradient:", bool((inputs.grad.abs().sum(dim=1) > 0).all()))
+for t, h in enumerate(hidden_states):
+    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")
+
+# %% [markdown]
+# [en]
+# ## The same cell with nn.RNN
+# `nn.RNN` runs this loop for you (in optimised code). It stores its weights transposed
+# (`weight_ih_l0` is hidden x input) and has two biases; we copy our tensors in and set the
+# second bias to zero.
+#
+# - After `out, h_n = rnn(...)`, compare `h_n` with our last `h_t`: they match.
+# - The gradients match too: `rnn.weight_hh_l0.grad` equals `W_hh.grad` transposed.
+# [zh]
+# ## 用 nn.RNN 做同样的事
+# `nn.RNN` 替你运行这个循环（用的是优化过的代码）。它把权重转置存放（`weight_ih_l0`
+# 的形状是 隐藏维度 x 输入维度），而且有两个偏置；我们把自己的张量拷进去，并把第二个偏置设为零。
+#
+# - 执行 `out, h_n = rnn(...)` 之后，把 `h_n` 与我们最后的 `h_t` 比较：二者一致。
+# - 梯度也一致：`rnn.weight_hh_l0.grad` 等于 `W_hh.grad` 的转置。
+
+# %%
+rnn = nn.RNN(INPUT_SIZE, HIDDEN_SIZE, nonlinearity="tanh")
+with torch.no_grad():
+    rnn.weight_ih_l0.copy_(W_xh.T)
+    rnn.weight_hh_l0.copy_(W_hh.T)
+    rnn.bias_ih_l0.copy_(b_h)
+    rnn.bias_hh_l0.zero_()
+
+out, h_n = rnn(inputs.detach().unsqueeze(1))
+h_n.sum().backward()
+same_state = torch.allclose(h_n.reshape(-1), h_t, atol=1e-6)
+same_grad = torch.allclose(rnn.weight_hh_l0.grad, W_hh.grad.T, atol=1e-6)
+print("nn.RNN final state matches the loop:", same_state)
+print("nn.RNN weight gradient matches the loop:", same_grad)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Set `NUM_STEPS = 20` and rerun: `|dloss/dh_0|` falls below 1% of the last one.
+# 2. Multiply `W_hh` by 3 instead of 0.5: the tanh units saturate and the early gradients
+#    shrink even faster.
+# [zh]
+# ## 动手试试
+# 1. 把 `NUM_STEPS` 改成 20 再运行：`|dloss/dh_0|` 还不到最后一步的百分之一。
+# 2. 把 `W_hh` 的系数从 0.5 改成 3：tanh 单元趋于饱和，早期步骤的梯度衰减得更快。

@@ -1,0 +1,144 @@
+"""Lesson 5: which tensors autograd tracks, which are leaves, and how to step outside the graph.
+
+What it teaches: ``requires_grad=True`` at creation and ``requires_grad_()`` afterwards;
+``nn.Linear`` parameters require grad by default; results of tracked operations require
+grad too; leaf versus non-leaf tensors (``is_leaf``, ``grad_fn``); only floating point and
+complex tensors can require grad; and ``detach()``, which shares data but leaves the graph.
+"""
+
+# %% [markdown]
+# [en]
+# # requires_grad and leaf tensors
+# How a tensor joins the graph, which tensors are leaves, and how detach() takes one out.
+#
+# Autograd only records operations whose inputs include at least one tensor with
+# `requires_grad=True`. Tensors you create yourself are *leaves*: the graph starts at them,
+# and `backward()` stores gradients in their `.grad`. Everything computed from them is a
+# non-leaf with a `grad_fn` that remembers how it was made.
+# [zh]
+# # requires_grad 与叶子张量
+# 张量如何加入计算图、哪些张量是叶子，以及 detach() 如何把张量从图中取出来。
+#
+# 只有当某个运算的输入中至少有一个张量设置了 `requires_grad=True` 时，autograd 才会记录
+# 这个运算。你自己创建的张量是*叶子*：计算图从它们开始，`backward()` 把梯度存进它们的
+# `.grad`。由它们算出的其他张量都不是叶子，带有一个记录其来历的 `grad_fn`。
+
+# %%
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+
+# %% [markdown]
+# [en]
+# ## Two ways to ask for gradients
+# - Step over `x = torch.tensor(..., requires_grad=True)`: in the variables view `x` shows
+#   `requires_grad` True, `is_leaf` True, `grad_fn` None.
+# - `y` starts without gradients. Step over `y.requires_grad_(True)`: the trailing
+#   underscore means "change this tensor in place", and `y` now requires grad as well.
+# - `layer = nn.Linear(3, 1)`: its `weight` and `bias` are `Parameter`s, which require
+#   grad by default, so you never set the flag on a model's weights yourself.
+# [zh]
+# ## 两种方式声明需要梯度
+# - 单步执行 `x = torch.tensor(..., requires_grad=True)`：在变量视图中，`x` 的
+#   `requires_grad` 为 True，`is_leaf` 为 True，`grad_fn` 为 None。
+# - `y` 创建时不需要梯度。单步执行 `y.requires_grad_(True)`：末尾的下划线表示“原地修改
+#   这个张量”，此后 `y` 也需要梯度了。
+# - `layer = nn.Linear(3, 1)`：它的 `weight` 和 `bias` 是 `Parameter`，默认就需要梯度，
+#   所以不必自己给模型的权重设置这个标志。
+
+# %%
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = torch.tensor([4.0, 5.0, 6.0])
+print("y.requires_grad before:", y.requires_grad)
+y.requires_grad_(True)
+print("y.requires_grad after: ", y.requires_grad)
+
+layer = nn.Linear(3, 1)
+for name, param in layer.named_parameters():
+    print(f"layer.{name}: requires_grad={param.requires_grad}")
+
+# %% [markdown]
+# [en]
+# ## Leaves and non-leaves
+# - Step over `z = x * y + 1`: `z` requires grad because its inputs do, it has a
+#   `grad_fn` (`AddBackward0`), and `is_leaf` is False.
+# - `plain` was created without `requires_grad`: it is a leaf too, just one autograd does
+#   not track. `scaled = plain * 2` therefore has no `grad_fn` at all.
+# - After `z.sum().backward()`, `x.grad` equals `y` and `y.grad` equals `x` (the derivative
+#   of x*y). Only leaves get `.grad` filled in.
+# [zh]
+# ## 叶子与非叶子
+# - 单步执行 `z = x * y + 1`：因为输入需要梯度，`z` 也需要梯度；它有 `grad_fn`
+#   （`AddBackward0`），`is_leaf` 为 False。
+# - `plain` 创建时没有设置 `requires_grad`：它也是叶子，只是 autograd 不跟踪它。
+#   所以 `scaled = plain * 2` 根本没有 `grad_fn`。
+# - `z.sum().backward()` 之后，`x.grad` 等于 `y`，`y.grad` 等于 `x`（x*y 的导数）。
+#   只有叶子的 `.grad` 会被填入梯度。
+
+# %%
+z = x * y + 1
+print("z:", z.requires_grad, z.is_leaf, z.grad_fn.name())
+
+plain = torch.ones(3)
+scaled = plain * 2
+print("plain.is_leaf:", plain.is_leaf, "| scaled.grad_fn:", scaled.grad_fn)
+
+z.sum().backward()
+print("x.grad:", x.grad, "| y.grad:", y.grad)
+
+# %% [markdown]
+# [en]
+# ## Integers cannot require gradients
+# A gradient is a small change, and integers cannot change a little. Step over the line in
+# the `try` that builds an integer tensor with `requires_grad=True` and read PyTorch's
+# message. Convert with `.float()` first if you need gradients.
+# [zh]
+# ## 整数不能要求梯度
+# 梯度描述的是微小的变化，而整数无法只变化一点点。单步执行 `try` 中创建带
+# `requires_grad=True` 的整数张量的那一行，读一读 PyTorch 的报错。如果需要梯度，
+# 先用 `.float()` 转换类型。
+
+# %%
+counts = torch.tensor([1, 2, 3])
+try:
+    torch.tensor([1, 2, 3], requires_grad=True)
+except RuntimeError as err:
+    print("integer tensor:", err)
+as_float = counts.float().requires_grad_()
+print("as_float.requires_grad:", as_float.requires_grad)
+
+# %% [markdown]
+# [en]
+# ## detach(): same numbers, no history
+# - Step over `frozen = z.detach()`: `frozen` has the same values as `z`, but
+#   `requires_grad` False and no `grad_fn`. Nothing computed from it is tracked.
+# - It is not a copy: `frozen` and `z` share memory (same `data_ptr()`). Use
+#   `z.detach().clone()` when you need an independent tensor.
+# [zh]
+# ## detach()：数值相同，没有历史
+# - 单步执行 `frozen = z.detach()`：`frozen` 与 `z` 的数值相同，但 `requires_grad` 为 False，
+#   也没有 `grad_fn`。由它算出的结果都不会被跟踪。
+# - 它不是副本：`frozen` 与 `z` 共享内存（`data_ptr()` 相同）。需要独立的张量时，
+#   请用 `z.detach().clone()`。
+
+# %%
+frozen = z.detach()
+print("frozen:", frozen.requires_grad, frozen.grad_fn)
+print("shares memory with z:", frozen.data_ptr() == z.data_ptr())
+independent = z.detach().clone()
+print("clone shares memory:", independent.data_ptr() == z.data_ptr())
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Remove `y.requires_grad_(True)`: after backward, `y.grad` is None, and `z` still
+#    requires grad because `x` does.
+# 2. Call `layer.weight.requires_grad_(False)` and check that `layer(x).grad_fn` still
+#    exists (the bias is still tracked). This is how layers are "frozen" in fine-tuning.
+# [zh]
+# ## 动手试试
+# 1. 删掉 `y.requires_grad_(True)`：反向传播之后 `y.grad` 为 None，而 `z` 仍然需要梯度，
+#    因为 `x` 需要。
+# 2. 调用 `layer.weight.requires_grad_(False)`，确认 `layer(x).grad_fn` 仍然存在
+#    （偏置还在被跟踪）。微调时“冻结”层就是这样做的。

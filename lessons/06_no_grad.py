@@ -1,0 +1,131 @@
+"""Lesson 6: switching gradient tracking off with no_grad, set_grad_enabled and inference_mode.
+
+What it teaches: ``torch.no_grad()`` and ``torch.is_grad_enabled()``; inside ``no_grad`` the
+*inputs* keep ``requires_grad=True`` and it is the *results* that do not require grad;
+``torch.set_grad_enabled(flag)`` for switching by a variable; the ``@torch.no_grad()``
+decorator; and ``torch.inference_mode()``, which is stricter and cheaper.
+"""
+
+# %% [markdown]
+# [en]
+# # Turning gradients off
+# no_grad stops recording new operations; it does not change the tensors you already have.
+#
+# During evaluation, prediction or a manual weight update you do not want a graph: it costs
+# memory and time. PyTorch has a global "grad mode" switch. When it is off, operations run
+# as usual but nothing is recorded.
+# [zh]
+# # 关闭梯度
+# no_grad 只是不再记录新的运算，并不会改变你已有的张量。
+#
+# 在评估、预测或手动更新权重时，我们不需要计算图：它既占内存又耗时间。PyTorch 有一个
+# 全局的“梯度模式”开关。关闭时，运算照常执行，只是什么都不记录。
+
+# %%
+import torch
+
+torch.manual_seed(0)
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+print("grad enabled at start:", torch.is_grad_enabled())
+
+# %% [markdown]
+# [en]
+# ## Inside no_grad: the inputs keep requires_grad, the results lose it
+# A common misreading is that `no_grad` sets `requires_grad` to False on every tensor.
+# It does not touch existing tensors at all.
+#
+# - Step into the `with torch.no_grad():` block and look at `torch.is_grad_enabled()`
+#   printed on the first line inside it: False.
+# - Step over `doubled = x * 2`: `doubled.requires_grad` is False and its `grad_fn` is None,
+#   but `x.requires_grad` is still True (watch `x` in the variables view).
+# - After the block, `tracked = x * 2` is recorded again, because grad mode is back on.
+# [zh]
+# ## 在 no_grad 内部：输入仍然需要梯度，结果不再需要
+# 一种常见的误解是 `no_grad` 会把所有张量的 `requires_grad` 设为 False。
+# 实际上它完全不会改动已有的张量。
+#
+# - 单步进入 `with torch.no_grad():` 块，看块内第一行打印的 `torch.is_grad_enabled()`：False。
+# - 单步执行 `doubled = x * 2`：`doubled.requires_grad` 为 False，`grad_fn` 为 None，
+#   但 `x.requires_grad` 仍然是 True（在变量视图里观察 `x`）。
+# - 离开这个块后，`tracked = x * 2` 又会被记录，因为梯度模式恢复了。
+
+# %%
+with torch.no_grad():
+    print("inside no_grad, grad enabled:", torch.is_grad_enabled())
+    doubled = x * 2
+    print("doubled.requires_grad:", doubled.requires_grad, "| x.requires_grad:", x.requires_grad)
+tracked = x * 2
+print("after the block, tracked.grad_fn:", tracked.grad_fn)
+
+# %% [markdown]
+# [en]
+# ## Switching by a flag, and the decorator
+# - `torch.set_grad_enabled(is_training)` turns tracking on or off from a variable, which
+#   suits code shared by training and evaluation. Step over `with
+#   torch.set_grad_enabled(is_training):` once for each value of `is_training` and compare
+#   `out.requires_grad`.
+# - `@torch.no_grad()` above `predict` switches tracking off for every call of the function.
+# [zh]
+# ## 用变量切换，以及装饰器
+# - `torch.set_grad_enabled(is_training)` 根据变量的值打开或关闭跟踪，适合训练和评估共用的
+#   代码。对 `is_training` 的每个取值各单步执行一次 `with torch.set_grad_enabled(is_training):`，
+#   比较 `out.requires_grad`。
+# - 写在 `predict` 上方的 `@torch.no_grad()` 让这个函数的每次调用都不跟踪梯度。
+
+# %%
+for is_training in (True, False):
+    with torch.set_grad_enabled(is_training):
+        out = (x**2).sum()
+    print(f"is_training={is_training}: out.requires_grad={out.requires_grad}")
+
+
+@torch.no_grad()
+def predict(inputs):
+    """A forward pass that never records a graph."""
+    return inputs * 3
+
+
+prediction = predict(x)
+print("prediction.requires_grad:", prediction.requires_grad)
+
+# %% [markdown]
+# [en]
+# ## inference_mode: faster, and final
+# `torch.inference_mode()` also skips the version counters and view tracking that autograd
+# would need later, so it is a little cheaper than `no_grad`. The price: tensors made inside
+# it are *inference tensors* and can never join a graph afterwards.
+#
+# - After the `with torch.inference_mode():` block, `fast.is_inference()` is True.
+# - Step over the `try`: multiplying `fast` with `x` and calling backward fails; read the
+#   message. Use `no_grad` when the results may be used for training later.
+# [zh]
+# ## inference_mode：更快，但不可回头
+# `torch.inference_mode()` 还会跳过 autograd 以后才需要的版本计数和视图跟踪，因此比
+# `no_grad` 略省一些。代价是：在其中创建的张量是*推理张量*，之后再也不能进入计算图。
+#
+# - `with torch.inference_mode():` 块结束后，`fast.is_inference()` 为 True。
+# - 单步执行 `try`：把 `fast` 与 `x` 相乘再求反向传播会失败；读一读报错信息。
+#   如果结果以后可能用于训练，请使用 `no_grad`。
+
+# %%
+with torch.inference_mode():
+    fast = x * 2
+print("fast.is_inference():", fast.is_inference(), "| fast.requires_grad:", fast.requires_grad)
+try:
+    (fast * x).sum().backward()
+except RuntimeError as err:
+    print("inference tensor in a graph:", err)
+else:
+    print("backward worked, x.grad:", x.grad)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Inside the `no_grad` block add `x.requires_grad_(False)`: now the input really changes,
+#    and `tracked` after the block has no `grad_fn`.
+# 2. Replace `torch.inference_mode()` with `torch.no_grad()`: the `try` block now succeeds.
+# [zh]
+# ## 动手试试
+# 1. 在 `no_grad` 块里加上 `x.requires_grad_(False)`：这次输入真的被改了，块之后的
+#    `tracked` 没有 `grad_fn`。
+# 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`try` 块就能成功执行了。

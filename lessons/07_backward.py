@@ -1,0 +1,153 @@
+"""Lesson 7: what backward() computes and where the gradients end up.
+
+What it teaches: a scalar loss's ``backward()`` fills ``.grad`` of the leaves, and the
+values match the gradient worked out by hand; a non-leaf's ``.grad`` stays None (with a
+warning) unless you call ``retain_grad()``; a non-scalar root needs a ``gradient``
+argument, and what it computes is a vector-Jacobian product (worked out on a 2x3 example);
+gradients accumulate across backward calls until you zero them.
+"""
+
+# %% [markdown]
+# [en]
+# # backward() and where gradients land
+# A scalar loss fills the leaves' .grad; a vector needs a gradient argument; and .grad keeps adding up.
+#
+# `loss.backward()` walks the graph from `loss` back to the leaves, applying the chain rule
+# at every node, and *adds* the result into each leaf's `.grad`.
+# [zh]
+# # backward() 与梯度的去向
+# 标量损失会填充叶子的 .grad；向量需要 gradient 参数；而 .grad 会不断累加。
+#
+# `loss.backward()` 从 `loss` 出发沿计算图回溯到叶子，在每个节点上应用链式法则，
+# 并把结果*累加*进每个叶子的 `.grad`。
+
+# %%
+import warnings
+
+import torch
+
+torch.manual_seed(0)
+
+# %% [markdown]
+# [en]
+# ## A scalar loss and its analytic gradient
+# With `h = x * w` and `loss = sum(h**2)`, the chain rule gives
+# dloss/dw = 2 * h * x = 2 * w * x**2.
+#
+# - Step over `loss.backward()` and look at `w.grad`; then compare it with `expected`
+#   on the next line: they are equal.
+# - `x` has no `.grad`: it does not require grad, so backward does not stop there.
+# [zh]
+# ## 标量损失与解析梯度
+# 设 `h = x * w`，`loss = sum(h**2)`，由链式法则得
+# dloss/dw = 2 * h * x = 2 * w * x**2。
+#
+# - 单步执行 `loss.backward()`，查看 `w.grad`，再与下一行的 `expected` 比较：二者相等。
+# - `x` 没有 `.grad`：它不需要梯度，反向传播不会在它那里停留。
+
+# %%
+x = torch.tensor([1.0, 2.0, 3.0])
+w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+h = x * w
+loss = (h**2).sum()
+loss.backward()
+expected = 2 * w.detach() * x**2
+print("w.grad:  ", w.grad)
+print("expected:", expected)
+
+# %% [markdown]
+# [en]
+# ## Non-leaf tensors do not keep .grad
+# To save memory, autograd only stores gradients for leaves. Reading `h.grad` gives None
+# and PyTorch warns about it; this lesson records that warning and prints it.
+#
+# - Step over `h2.retain_grad()`: it asks autograd to keep the gradient of this one
+#   non-leaf. After `loss2.backward()`, `h2.grad` equals 2 * h2.
+# [zh]
+# ## 非叶子张量不保留 .grad
+# 为了节省内存，autograd 只为叶子保存梯度。读取 `h.grad` 得到 None，PyTorch 还会发出警告；
+# 本课把这个警告记录下来并打印出来。
+#
+# - 单步执行 `h2.retain_grad()`：它要求 autograd 保留这个非叶子的梯度。
+#   `loss2.backward()` 之后，`h2.grad` 等于 2 * h2。
+
+# %%
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    print("h.grad:", h.grad)
+for warning in caught:
+    print("warning:", str(warning.message).split(". ")[0])
+
+h2 = x * w
+h2.retain_grad()
+loss2 = (h2**2).sum()
+loss2.backward()
+print("h2.grad:", h2.grad, "| 2 * h2:", 2 * h2.detach())
+
+# %% [markdown]
+# [en]
+# ## A vector root needs a `gradient`: the vector-Jacobian product
+# `y = A @ v` has two entries. `y.backward()` alone fails: "grad can be implicitly created
+# only for scalar outputs" (printed from the `try`).
+#
+# The Jacobian of `y` with respect to `v` is J[i, j] = dy_i/dv_j = A[i, j], a 2x3 matrix.
+# `y.backward(gradient=u)` computes `u @ J`, the vector-Jacobian product: the gradient of
+# the scalar `sum(u * y)`. No Jacobian is ever built; each node only multiplies by its
+# local derivative.
+#
+# - After `y.backward(gradient=u)`, compare `v.grad` with `u @ A`: equal.
+# - `torch.ones_like(y)` as `gradient` is the same as calling `y.sum().backward()`.
+# [zh]
+# ## 向量作为起点需要 `gradient`：向量-雅可比积
+# `y = A @ v` 有两个元素。直接调用 `y.backward()` 会失败：
+# “grad can be implicitly created only for scalar outputs”（由 `try` 打印出来）。
+#
+# `y` 对 `v` 的雅可比矩阵为 J[i, j] = dy_i/dv_j = A[i, j]，是一个 2x3 的矩阵。
+# `y.backward(gradient=u)` 计算的是 `u @ J`，即向量-雅可比积，也就是标量 `sum(u * y)` 的梯度。
+# 整个过程从不构造雅可比矩阵，每个节点只乘上自己的局部导数。
+#
+# - `y.backward(gradient=u)` 之后，把 `v.grad` 与 `u @ A` 比较：二者相等。
+# - 用 `torch.ones_like(y)` 作为 `gradient`，与调用 `y.sum().backward()` 效果相同。
+
+# %%
+A = torch.tensor([[1.0, 2.0, 0.0], [0.0, -1.0, 3.0]])
+v = torch.tensor([1.0, 1.0, 1.0], requires_grad=True)
+y = A @ v
+try:
+    y.backward()
+except RuntimeError as err:
+    print("backward on a vector:", err)
+u = torch.tensor([1.0, 10.0])
+y.backward(gradient=u)
+print("v.grad:", v.grad, "| u @ A:", u @ A)
+
+# %% [markdown]
+# [en]
+# ## Gradients accumulate
+# `backward()` adds into `.grad`; it never overwrites it. Step over the loop and watch
+# `w.grad` after each pass: the same gradient is added three times. This is why every
+# training loop zeroes the gradients before each backward (lesson 13).
+# [zh]
+# ## 梯度会累加
+# `backward()` 是往 `.grad` 上累加，而不是覆盖。单步执行这个循环，每一轮之后观察 `w.grad`：
+# 同样的梯度被加了三次。所以每个训练循环在反向传播之前都要先把梯度清零（见第 13 课）。
+
+# %%
+w.grad = None
+for step in range(3):
+    ((x * w) ** 2).sum().backward()
+    print(f"after backward {step + 1}: w.grad = {w.grad}")
+accumulated = w.grad.clone()
+print("three passes gave three times the gradient:", torch.allclose(accumulated, 3 * expected))
+w.grad.zero_()
+print("after w.grad.zero_():", w.grad)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Change `u` to `torch.ones(2)` and check that `v.grad` equals the column sums of `A`.
+# 2. Remove `h2.retain_grad()`: `h2.grad` becomes None and the warning comes back.
+# [zh]
+# ## 动手试试
+# 1. 把 `u` 改成 `torch.ones(2)`，确认 `v.grad` 等于 `A` 每一列的和。
+# 2. 删掉 `h2.retain_grad()`：`h2.grad` 变成 None，警告又出现了。

@@ -1,0 +1,130 @@
+"""Lesson 8: torch.autograd.grad, gradients returned as values instead of stored in .grad.
+
+What it teaches: ``torch.autograd.grad(outputs, inputs)`` returns a tuple with one gradient
+per input and leaves ``.grad`` untouched; it can differentiate with respect to non-leaf
+tensors; ``create_graph=True`` makes the gradient itself differentiable, giving second
+derivatives; and with several outputs plus ``grad_outputs`` the result is still one
+gradient per *input*, summed over the outputs (not one per output).
+"""
+
+# %% [markdown]
+# [en]
+# # torch.autograd.grad
+# Ask for exactly the gradients you want, get them back as a tuple, and differentiate them again.
+#
+# `backward()` writes into `.grad` of every leaf it reaches. `torch.autograd.grad` instead
+# returns the gradients of `outputs` with respect to the `inputs` you list, as a tuple in
+# the same order as `inputs`, and stores nothing.
+# [zh]
+# # torch.autograd.grad
+# 只求你想要的梯度，以元组形式拿回来，还可以对它们再求导。
+#
+# `backward()` 会写入它所到达的每个叶子的 `.grad`。`torch.autograd.grad` 则返回 `outputs`
+# 对你列出的 `inputs` 的梯度，以与 `inputs` 顺序相同的元组返回，不存储任何东西。
+
+# %%
+import torch
+
+torch.manual_seed(0)
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+# %% [markdown]
+# [en]
+# ## Gradients as return values, also for non-leaves
+# `y = x**2` and `z = y.mean()`, so dz/dx = 2x/3 and dz/dy = 1/3 for each entry.
+#
+# - Step over `(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)`: the result is a
+#   tuple of one tensor; `grad_x` is `[0.667, 1.333, 2.0]` and `x.grad` is still None.
+# - `y` is not a leaf, yet `torch.autograd.grad(z, y)` works: `grad_y` is 1/3 everywhere.
+#   `retain_graph=True` on the first call keeps the graph for the second one (lesson 9).
+# [zh]
+# ## 梯度作为返回值，非叶子同样适用
+# `y = x**2`，`z = y.mean()`，所以每个元素的 dz/dx = 2x/3，dz/dy = 1/3。
+#
+# - 单步执行 `(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)`：结果是只含一个张量的
+#   元组；`grad_x` 为 `[0.667, 1.333, 2.0]`，而 `x.grad` 仍然是 None。
+# - `y` 不是叶子，但 `torch.autograd.grad(z, y)` 照样可以：`grad_y` 处处为 1/3。
+#   第一次调用时的 `retain_graph=True` 为第二次调用保留了计算图（见第 9 课）。
+
+# %%
+y = x**2
+z = y.mean()
+(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)
+print("dz/dx:", grad_x, "| x.grad is still:", x.grad)
+(grad_y,) = torch.autograd.grad(z, y)
+print("dz/dy:", grad_y)
+
+# %% [markdown]
+# [en]
+# ## Higher derivatives with create_graph=True
+# For `f = sum(x**3)`: the first derivative is 3x**2, the second is 6x.
+#
+# - Step over the line computing `first`: because of `create_graph=True`, `first` has a
+#   `grad_fn` of its own; the backward pass was itself recorded as a graph.
+# - The next line differentiates `first.sum()` again: `second` equals `6 * x`.
+# [zh]
+# ## 用 create_graph=True 求高阶导数
+# 对 `f = sum(x**3)`：一阶导数是 3x**2，二阶导数是 6x。
+#
+# - 单步执行计算 `first` 的那一行：因为 `create_graph=True`，`first` 有自己的 `grad_fn`；
+#   反向传播的过程本身也被记录成了计算图。
+# - 下一行再对 `first.sum()` 求导：`second` 等于 `6 * x`。
+
+# %%
+f = (x**3).sum()
+(first,) = torch.autograd.grad(f, x, create_graph=True)
+(second,) = torch.autograd.grad(first.sum(), x)
+print("first derivative:", first, "| 3x^2:", 3 * x.detach() ** 2)
+print("second derivative:", second, "| 6x:", 6 * x.detach())
+
+# %% [markdown]
+# [en]
+# ## Several outputs: still one gradient per input
+# Passing `outputs=[y, z]` with matching `grad_outputs` (here `weights`) does **not** give
+# you one gradient per output. Autograd computes the gradient of the weighted sum
+# `sum(ones * y) + 1 * z` and returns one tensor per *input*. (Some tutorials index the
+# result as if it held "grad of y" and "grad of z"; with one input there is only index 0.)
+#
+# - Step over the line computing `combined`: `len(combined)` is 1, because there is one input.
+# - `combined[0]` equals 2x + 2x/3, the sum of the two separate gradients computed below it.
+# - With two inputs, `per_input` has two entries, one for `x` and one for `w`.
+# [zh]
+# ## 多个输出：仍然是每个输入一个梯度
+# 传入 `outputs=[y, z]` 和对应的 `grad_outputs`（这里是 `weights`），得到的**并不是**每个输出各一个梯度。
+# autograd 计算的是加权和 `sum(ones * y) + 1 * z` 的梯度，并为每个*输入*返回一个张量。
+# （有些教程把结果当成“y 的梯度”和“z 的梯度”来取下标；只有一个输入时，只有下标 0。）
+#
+# - 单步执行计算 `combined` 的那一行：`len(combined)` 为 1，因为只有一个输入。
+# - `combined[0]` 等于 2x + 2x/3，也就是下面分别算出的两个梯度之和。
+# - 有两个输入时，`per_input` 就有两项，`x` 和 `w` 各一项。
+
+# %%
+y = x**2
+z = y.mean()
+weights = [torch.ones_like(y), torch.tensor(1.0)]
+combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)
+print("number of results:", len(combined), "| combined[0]:", combined[0])
+
+(from_y,) = torch.autograd.grad(y.sum(), x, retain_graph=True)
+(from_z,) = torch.autograd.grad(z, x)
+print("from y + from z:", from_y + from_z)
+
+w = torch.tensor(2.0, requires_grad=True)
+p = (w * x).sum()
+q = (w * x**2).sum()
+per_input = torch.autograd.grad([p, q], [x, w])
+print("one gradient per input:", len(per_input), "| d/dx:", per_input[0], "| d/dw:", per_input[1])
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Change `weights` to `[torch.ones_like(y), torch.tensor(0.0)]`: `combined[0]`
+#    becomes the gradient of `y.sum()` alone, 2x.
+# 2. Remove `create_graph=True`: the second `torch.autograd.grad` call fails, because
+#    `first` no longer has a graph to differentiate.
+# [zh]
+# ## 动手试试
+# 1. 把 `weights` 改成 `[torch.ones_like(y), torch.tensor(0.0)]`：`combined[0]`
+#    变成只有 `y.sum()` 的梯度，即 2x。
+# 2. 删掉 `create_graph=True`：第二次调用 `torch.autograd.grad` 会失败，因为 `first`
+#    已经没有可以求导的计算图了。

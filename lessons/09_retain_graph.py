@@ -1,0 +1,162 @@
+"""Lesson 9: why a second backward() fails, and what retain_graph=True costs.
+
+What it teaches: nodes keep "saved tensors" needed for their derivative; ``backward()``
+frees them, so a second backward through the same graph raises an error (printed with
+PyTorch's message); ``retain_graph=True`` keeps them, at the price of keeping that memory
+alive; and a graph whose nodes saved nothing can be walked twice anyway.
+"""
+
+# %% [markdown]
+# [en]
+# # retain_graph
+# Backward frees the tensors the graph saved; retain_graph keeps them, and their memory, for another pass.
+#
+# To differentiate `exp(x)` autograd needs `exp(x)` itself, and to differentiate `a * b`
+# it needs `a` and `b`. Nodes therefore *save* some tensors from the forward pass. As soon
+# as `backward()` has used them, it frees them to give the memory back, since a normal
+# training step never goes back through the same graph twice.
+# [zh]
+# # retain_graph
+# backward 会释放计算图保存的张量；retain_graph 则把它们连同所占内存一起保留下来，供下一次使用。
+#
+# 要对 `exp(x)` 求导，autograd 需要 `exp(x)` 本身；要对 `a * b` 求导，需要 `a` 和 `b`。
+# 因此节点会在前向计算时*保存*一些张量。`backward()` 一用完它们就立即释放，把内存还回去，
+# 因为正常的训练步骤不会两次经过同一张图。
+
+# %%
+import weakref
+
+import torch
+
+torch.manual_seed(0)
+x = torch.randn(3, requires_grad=True)
+
+# %% [markdown]
+# [en]
+# ## The second backward fails
+# - Before `loss.backward()`, look at the printed `y.grad_fn._saved_result`: `ExpBackward0`
+#   holds on to its own output, the tensor it needs to compute the gradient.
+# - Step over `loss.backward()`, then over the first `try`: reading the saved tensor now
+#   raises, because backward freed it.
+# - Step over the second `try`: `loss.backward()` a second time fails with "Trying to
+#   backward through the graph a second time". The message itself suggests `retain_graph=True`.
+# [zh]
+# ## 第二次 backward 失败
+# - 在 `loss.backward()` 之前，查看打印出的 `y.grad_fn._saved_result`：`ExpBackward0`
+#   保留了自己的输出，这正是它计算梯度时需要的张量。
+# - 单步执行 `loss.backward()`，再执行第一个 `try`：此时读取保存的张量会报错，
+#   因为 backward 已经把它释放了。
+# - 单步执行第二个 `try`：再次调用 `loss.backward()` 会失败，提示
+#   “Trying to backward through the graph a second time”。报错信息本身就建议使用 `retain_graph=True`。
+
+# %%
+y = torch.exp(x)
+loss = y.sum()
+print("saved before backward:", y.grad_fn._saved_result)
+loss.backward()
+try:
+    print(y.grad_fn._saved_result)
+except RuntimeError as err:
+    print("saved tensor after backward:", str(err).split(".")[0])
+try:
+    loss.backward()
+except RuntimeError as err:
+    print("second backward:", err)
+
+# %% [markdown]
+# [en]
+# ## retain_graph=True
+# Step over `loss.backward(retain_graph=True)` and then the plain `loss.backward()` after
+# it: both work. `x.grad` is now twice exp(x), since the two passes accumulate (lesson 7).
+# The last call has no `retain_graph`, so it frees the graph as usual.
+# [zh]
+# ## retain_graph=True
+# 单步执行 `loss.backward(retain_graph=True)`，再执行其后的普通 `loss.backward()`：
+# 两次都成功。此时 `x.grad` 是 exp(x) 的两倍，因为两次结果会累加（见第 7 课）。
+# 最后一次调用没有 `retain_graph`，所以会照常释放计算图。
+
+# %%
+x.grad = None
+y = torch.exp(x)
+loss = y.sum()
+loss.backward(retain_graph=True)
+loss.backward()
+print("x.grad:", x.grad, "| 2 * exp(x):", 2 * torch.exp(x.detach()))
+
+# %% [markdown]
+# [en]
+# ## The memory cost
+# `saved_tensors_hooks` lets us watch every tensor the graph saves. `big` has half a
+# million float32 entries (2 MB). `exp`, `sin` and `tanh` each save a tensor of that size;
+# the output of `exp` is also the input `sin` saves, so 4 MB in all.
+#
+# - After `deep.backward(retain_graph=True)`, `saved_megabytes()` still reports them: the
+#   retained graph keeps that memory alive as long as `deep` exists.
+# - After the final `deep.backward()`, it drops to 0. In a training loop, retaining the
+#   graph every step would hold on to every batch's activations.
+# [zh]
+# ## 内存代价
+# `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量。`big` 有五十万个 float32 元素
+# （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；`exp` 的输出恰好就是 `sin`
+# 保存的输入，所以总共是 4 MB。
+#
+# - `deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 仍然报告这些张量：
+#   只要 `deep` 还在，被保留的计算图就一直占着这块内存。
+# - 最后一次 `deep.backward()` 之后，它降为 0。如果训练循环每一步都保留计算图，
+#   每个批次的中间结果都会一直占着内存。
+
+# %%
+saved = []
+
+
+def remember(tensor):
+    """Pack hook: note a weak reference to each saved tensor and store it unchanged."""
+    saved.append(weakref.ref(tensor))
+    return tensor
+
+
+def saved_megabytes():
+    """Megabytes of saved tensors that are still alive (shared ones counted once)."""
+    alive = {ref().data_ptr(): ref() for ref in saved if ref() is not None}
+    return sum(t.numel() * t.element_size() for t in alive.values()) / 1e6
+
+
+big = torch.randn(500, 1000, requires_grad=True)
+with torch.autograd.graph.saved_tensors_hooks(remember, lambda tensor: tensor):
+    deep = big.exp().sin().tanh().sum()
+print(f"saved by the graph: {saved_megabytes():.1f} MB")
+deep.backward(retain_graph=True)
+print(f"after backward(retain_graph=True): {saved_megabytes():.1f} MB")
+deep.backward()
+print(f"after a plain backward: {saved_megabytes():.1f} MB")
+
+# %% [markdown]
+# [en]
+# ## When a second backward works anyway
+# Adding a constant or summing needs no saved tensors: the derivative of `x + 1` is 1
+# whatever `x` is. Step over the two `simple.backward()` calls: both succeed, with no
+# `retain_graph`. Do not rely on this: multiplying by 2 already saves a tensor (try it).
+# [zh]
+# ## 第二次 backward 也能成功的情况
+# 加一个常数或者求和都不需要保存张量：无论 `x` 是多少，`x + 1` 的导数都是 1。
+# 单步执行两次 `simple.backward()`：都能成功，并不需要 `retain_graph`。
+# 但别依赖这一点：只要乘以 2 就已经会保存张量了（动手试试）。
+
+# %%
+x.grad = None
+simple = (x + 1).sum()
+simple.backward()
+simple.backward()
+print("two passes without retain_graph, x.grad:", x.grad)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Change `simple = (x + 1).sum()` to `(x * 2).sum()`: the second backward now fails.
+# 2. Change `torch.exp(x)` in the first cell to `x + 3`: `_saved_result` no longer exists
+#    (an AttributeError), because `AddBackward0` saves nothing.
+# [zh]
+# ## 动手试试
+# 1. 把 `simple = (x + 1).sum()` 改成 `(x * 2).sum()`：第二次 backward 就会失败。
+# 2. 把第一段代码里的 `torch.exp(x)` 改成 `x + 3`：`_saved_result` 不存在了
+#    （AttributeError），因为 `AddBackward0` 什么都不保存。

@@ -1,0 +1,135 @@
+"""Lesson 11: in-place operations and the version counter that guards saved tensors.
+
+What it teaches: every tensor carries a version counter (``_version``) that in-place
+operations bump; autograd remembers the version of each tensor it saves and refuses to
+use a tensor that was modified afterwards (the "modified by an inplace operation" error);
+an in-place change to a tensor nobody saved is fine; and an in-place change to a leaf
+that requires grad is refused unless it happens under ``torch.no_grad()``.
+"""
+
+# %% [markdown]
+# [en]
+# # In-place operations and the version counter
+# In-place ops bump a tensor's version; autograd checks versions to catch tensors changed after they were saved.
+#
+# Methods ending in an underscore (`add_`, `mul_`, `zero_`) and augmented assignment
+# (`x += 1`) change a tensor's memory instead of making a new tensor. That saves memory,
+# but it can destroy a value the graph saved for backward (lesson 9). PyTorch cannot
+# prevent that, but it can notice it.
+# [zh]
+# # 原地操作与版本计数器
+# 原地操作会让张量的版本号加一；autograd 通过检查版本号，发现那些在保存之后又被改动的张量。
+#
+# 以下划线结尾的方法（`add_`、`mul_`、`zero_`）以及增量赋值（`x += 1`）会直接修改张量的内存，
+# 而不是生成新张量。这样能省内存，但可能破坏计算图为反向传播保存的值（见第 9 课）。
+# PyTorch 无法阻止这种情况，但能发现它。
+
+# %%
+import torch
+
+torch.manual_seed(0)
+x = torch.randn(3, requires_grad=True)
+
+# %% [markdown]
+# [en]
+# ## Watching _version
+# - Step over `b = x * 2`, then `b.add_(1)` and `b.mul_(3)`, watching `b._version` (the
+#   `version` column in the variables view): 0, then 1, then 2. An ordinary `c = b + 1`
+#   makes a new tensor and leaves `b._version` alone.
+# - `b` is a non-leaf, and nothing in the graph saved `b` itself (`mul_` by a number saves
+#   only the number), so backward still works: `x.grad` is 2 * 3 = 6 everywhere.
+# [zh]
+# ## 观察 _version
+# - 依次单步执行 `b = x * 2`、`b.add_(1)` 和 `b.mul_(3)`，观察 `b._version`（变量视图中的
+#   `version` 一列）：0，然后 1，然后 2。普通的 `c = b + 1` 生成新张量，不会改变 `b._version`。
+# - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
+#   仍然正常：`x.grad` 处处等于 2 * 3 = 6。
+
+# %%
+b = x * 2
+print("b._version after creation:", b._version)
+b.add_(1)
+print("b._version after add_:", b._version)
+b.mul_(3)
+print("b._version after mul_:", b._version)
+c = b + 1
+print("b._version after c = b + 1:", b._version)
+c.sum().backward()
+print("x.grad:", x.grad)
+
+# %% [markdown]
+# [en]
+# ## When the graph needs the old value
+# `sigmoid` saves its *output*: its derivative is s * (1 - s). The node records that it
+# saved `s` at version 0.
+#
+# - Step over `s.mul_(2)`: `s._version` becomes 1, so the saved value is gone.
+# - Step over `s.sum().backward()` in the `try`: autograd compares versions and raises
+#   "one of the variables needed for gradient computation has been modified by an
+#   inplace operation", naming the tensor, its version and the one it expected.
+# - The fix is the out-of-place form: `s_doubled = s_ok * 2` leaves `s_ok` untouched.
+# [zh]
+# ## 当计算图需要旧值时
+# `sigmoid` 保存的是它的*输出*：导数为 s * (1 - s)。节点记下了它保存的 `s` 的版本号是 0。
+#
+# - 单步执行 `s.mul_(2)`：`s._version` 变成 1，保存的值就被覆盖了。
+# - 单步执行 `try` 中的 `s.sum().backward()`：autograd 比较版本号后报错
+#   “one of the variables needed for gradient computation has been modified by an inplace
+#   operation”，并指出是哪个张量、当前版本号以及期望的版本号。
+# - 解决办法是改用非原地的写法：`s_doubled = s_ok * 2` 不会改动 `s_ok`。
+
+# %%
+s = torch.sigmoid(x)
+s.mul_(2)
+print("s._version:", s._version)
+try:
+    s.sum().backward()
+except RuntimeError as err:
+    print("backward after in-place:", err)
+
+x.grad = None
+s_ok = torch.sigmoid(x)
+s_doubled = s_ok * 2
+s_doubled.sum().backward()
+expected = 2 * s_ok.detach() * (1 - s_ok.detach())
+print("out-of-place gradient is right:", torch.allclose(x.grad, expected))
+
+# %% [markdown]
+# [en]
+# ## In-place on a leaf that requires grad
+# Changing a leaf in place while recording would rewrite the start of the graph, so it is
+# refused: step over `w.add_(1)` in the `try` and read the message.
+#
+# Updating weights is exactly such a change, which is why optimisers (and lesson 13) do it
+# inside `torch.no_grad()`. Step over the `with torch.no_grad():` block: it works, and
+# `w._version` goes up by one.
+# [zh]
+# ## 对需要梯度的叶子做原地操作
+# 在记录计算图时原地修改叶子，相当于改写图的起点，所以会被拒绝：单步执行 `try` 中的
+# `w.add_(1)`，读一读报错信息。
+#
+# 更新权重恰恰就是这样的修改，因此优化器（以及第 13 课）都在 `torch.no_grad()` 中进行。
+# 单步执行 `with torch.no_grad():` 块：修改成功，`w._version` 增加 1。
+
+# %%
+w = torch.ones(3, requires_grad=True)
+try:
+    w.add_(1)
+except RuntimeError as err:
+    print("in-place on a leaf:", err)
+version_before = w._version
+with torch.no_grad():
+    w.add_(1)
+print("w:", w, "| version", version_before, "->", w._version)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Replace `torch.sigmoid(x)` with `x * 2` in the failing example: `MulBackward0` with a
+#    number does not save its output, so the in-place `mul_` no longer breaks backward.
+# 2. Replace `s.mul_(2)` with `s = s * 2`: the version stays 0 and backward succeeds.
+# [zh]
+# ## 动手试试
+# 1. 在出错的例子里把 `torch.sigmoid(x)` 换成 `x * 2`：与数相乘的 `MulBackward0` 不保存
+#    自己的输出，所以原地的 `mul_` 不再破坏反向传播。
+# 2. 把 `s.mul_(2)` 换成 `s = s * 2`：版本号保持为 0，反向传播成功。

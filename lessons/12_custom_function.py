@@ -1,0 +1,132 @@
+"""Lesson 12: writing your own autograd Function with forward and backward.
+
+What it teaches: subclassing ``torch.autograd.Function`` with static ``forward`` and
+``backward``; ``ctx.save_for_backward`` and ``ctx.saved_tensors``; the node the Function
+adds to the graph carries its own name (``CubeBackward``); ``torch.autograd.gradcheck``
+compares your backward with finite differences and catches a wrong formula.
+"""
+
+# %% [markdown]
+# [en]
+# # Custom autograd Functions
+# Write forward and backward yourself, see your node in the graph, and let gradcheck verify the math.
+#
+# Autograd knows the derivative of every built-in operation. When you need an operation
+# it does not know, or a different backward (a numerically safer formula, a
+# straight-through estimator), you write a `torch.autograd.Function`: `forward` computes
+# the result from plain tensors, `backward` receives the gradient of the output and
+# returns the gradient of each input.
+# [zh]
+# # 自定义 autograd Function
+# 自己编写 forward 和 backward，在计算图中看到自己的节点，并用 gradcheck 验证数学推导。
+#
+# autograd 知道每个内置运算的导数。当你需要一个它不认识的运算，或者想换一种反向计算方式
+# （数值更稳定的公式、直通估计器等）时，就写一个 `torch.autograd.Function`：`forward`
+# 用普通张量计算结果，`backward` 接收输出的梯度，返回每个输入的梯度。
+
+# %%
+import torch
+from torch.autograd.gradcheck import GradcheckError
+
+torch.manual_seed(0)
+
+
+class Cube(torch.autograd.Function):
+    """y = x**3, with the derivative 3 * x**2 written by hand."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x**2
+
+
+# %% [markdown]
+# [en]
+# ## Your node in the graph
+# Always call a Function through `.apply`, never by constructing it.
+#
+# - Step over `y = Cube.apply(x)` and look at `y.grad_fn`: its name is `CubeBackward`,
+#   the class name plus "Backward". Inside `forward`, autograd is off, so the `x**3`
+#   there is not recorded; your `backward` replaces it.
+# - Step into `loss.backward()` with "step into": the debugger stops in `Cube.backward`,
+#   where `grad_output` is all ones (from the sum) and `x` comes from `ctx.saved_tensors`.
+# - After backward, `x.grad` equals `3 * x**2`.
+# [zh]
+# ## 计算图中你的节点
+# 调用 Function 时总是用 `.apply`，不要直接构造它的实例。
+#
+# - 单步执行 `y = Cube.apply(x)`，查看 `y.grad_fn`：它的名字是 `CubeBackward`，即类名加上
+#   “Backward”。在 `forward` 内部 autograd 是关闭的，所以那里的 `x**3` 不会被记录，
+#   由你写的 `backward` 来代替它。
+# - 对 `loss.backward()` 使用“单步进入”：调试器会停在 `Cube.backward` 中，这时
+#   `grad_output` 全为 1（来自求和），`x` 来自 `ctx.saved_tensors`。
+# - 反向传播之后，`x.grad` 等于 `3 * x**2`。
+
+# %%
+x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
+y = Cube.apply(x)
+print("y.grad_fn:", y.grad_fn.name())
+loss = y.sum()
+loss.backward()
+print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
+
+# %% [markdown]
+# [en]
+# ## Checking backward with gradcheck
+# `torch.autograd.gradcheck` nudges each input by a tiny amount, measures how the output
+# moves (finite differences), and compares that with your `backward`. Use float64 inputs:
+# in float32 the nudges drown in rounding error.
+#
+# - `gradcheck(Cube.apply, ...)` returns True.
+# - `WrongCube` forgets a factor of `x` in its derivative. Step over the `try`: gradcheck
+#   raises `GradcheckError`, and its message lists the numerical Jacobian and then the
+#   analytical one (yours).
+# [zh]
+# ## 用 gradcheck 检查 backward
+# `torch.autograd.gradcheck` 把每个输入微调一点点，测量输出的变化（有限差分），再与你的
+# `backward` 比较。请使用 float64 输入：在 float32 下，微调量会被舍入误差淹没。
+#
+# - `gradcheck(Cube.apply, ...)` 返回 True。
+# - `WrongCube` 的导数漏掉了一个 `x` 因子。单步执行 `try`：gradcheck 抛出
+#   `GradcheckError`，报错信息先列出数值雅可比矩阵，再列出解析雅可比矩阵（即你写的那个）。
+
+
+# %%
+class WrongCube(torch.autograd.Function):
+    """Like Cube, but backward returns 3 * x instead of 3 * x**2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * 3 * x
+
+
+probe = torch.randn(4, dtype=torch.float64, requires_grad=True)
+cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))
+print("gradcheck(Cube):", cube_ok)
+try:
+    torch.autograd.gradcheck(WrongCube.apply, (probe,))
+except GradcheckError as err:
+    print("gradcheck(WrongCube) failed:", err)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Fix `WrongCube.backward` to return `grad_output * 3 * x**2` and rerun: both checks pass.
+# 2. Change `probe` to `dtype=torch.float32`: gradcheck warns that the input is not double
+#    precision, then fails with `GradcheckError` even for the correct `Cube`.
+# [zh]
+# ## 动手试试
+# 1. 把 `WrongCube.backward` 改成返回 `grad_output * 3 * x**2` 再运行：两个检查都通过。
+# 2. 把 `probe` 改成 `dtype=torch.float32`：gradcheck 会警告输入不是双精度，
+#    然后即使对正确的 `Cube` 也会抛出 `GradcheckError`。

@@ -1,0 +1,382 @@
+"""What each lesson teaches, checked through the engine at the lines its notes point to.
+
+Lines are found by searching the lesson for a marker (a piece of the line's code), never
+by number, so editing a lesson does not break its test. A record is the state *before*
+its line runs, so a fact about an assignment is checked at the line after it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+trace = pytest.importorskip("app.trace")
+
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
+
+
+def lesson_path(stem_prefix: str) -> Path:
+    """The lesson whose file name starts with ``stem_prefix`` (``"07"``)."""
+    (path,) = [p for p in LESSON_FILES if p.name.startswith(stem_prefix + "_")]
+    return path
+
+
+def marker_line(path: Path, marker: str, occurrence: int | None = None) -> int:
+    """The line of ``path``'s code (not its notes) holding ``marker``.
+
+    Without ``occurrence`` the marker must be unique, so an edited lesson fails loudly
+    instead of checking the wrong line; with it, the ``occurrence``-th match (from 1).
+    """
+    hits = [
+        number
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if marker in text and not text.lstrip().startswith("#")
+    ]
+    if occurrence is None:
+        assert len(hits) == 1, f"{marker!r} should be on exactly one line of {path.name}: lines {hits}"
+        return hits[0]
+    assert len(hits) >= occurrence, f"{marker!r} found {len(hits)} times in {path.name}"
+    return hits[occurrence - 1]
+
+
+def last_code_line(path: Path) -> int:
+    """The number of the last line that is neither blank nor a comment."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return max(n for n, text in enumerate(lines, 1) if text.strip() and not text.lstrip().startswith("#"))
+
+
+class Run:
+    """One engine run of a lesson with breakpoints at the given markers."""
+
+    def __init__(self, stem_prefix: str, *markers: str | tuple[str, int]) -> None:
+        self.path = lesson_path(stem_prefix)
+        self.lines: dict[Any, int] = {}
+        for marker in markers:
+            text, nth = marker if isinstance(marker, tuple) else (marker, None)
+            self.lines[marker] = marker_line(self.path, text, nth)
+        # A pause carries the output printed since the previous one; a last stop on the
+        # final line of code collects what the lesson printed after the markers.
+        breaks = {*self.lines.values(), last_code_line(self.path)}
+        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120)
+        # Output printed after the last pause is only seen if the end record carries it.
+        self.end = records[-1]
+        self.pauses = records[:-1]
+        assert self.end["status"] == "ok", self.end
+        self.stdout = "".join(r.get("stdout") or "" for r in records)  # the end record's too, if any
+        self.stderr = "".join(r.get("stderr") or "" for r in records)
+
+    def hits(self, marker: str | tuple[str, int]) -> list[dict[str, Any]]:
+        """Every pause at the marker's line, in order."""
+        line = self.lines[marker]
+        found = [r for r in self.pauses if r["line"] == line and r["file"] == str(self.path)]
+        assert found, f"no pause at line {line} ({marker!r})"
+        return found
+
+    def at(self, marker: str | tuple[str, int]) -> dict[str, dict[str, Any]]:
+        """The variables at the first pause on the marker's line."""
+        return self.hits(marker)[0]["vars"]
+
+
+def values(summary: dict[str, Any]) -> np.ndarray:
+    """A tensor summary's values as a float array."""
+    return np.asarray(summary["values"], dtype=np.float64)
+
+
+def scalar(summary: dict[str, Any]) -> Any:
+    return summary["value"]
+
+
+# ---- the engine runs every lesson, stepping through every line ------------------------------
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in LESSON_FILES])
+def test_lesson_runs_under_the_engine_stepping_every_line(path):
+    records = trace.trace_records(str(path), timeout=300)
+    assert records[-1]["status"] == "ok", records[-1]
+    assert len(records) > 10
+    stderr = "".join(r.get("stderr") or "" for r in records[:-1])
+    assert stderr == ""
+
+
+# ---- lesson by lesson ------------------------------------------------------------------------
+
+
+def test_01_graph_appears_line_by_line_and_nan_is_not_an_error():
+    run = Run(
+        "01",
+        "b = a * w",
+        "c = torch.exp(b)",
+        'print("b.grad_fn:"',
+        'print("logged:"',
+        'print("NaN first appears in:"',
+        "product = left @ right.T",
+    )
+    before_b = run.at("b = a * w")
+    assert before_b["a"]["is_leaf"] and before_b["a"]["grad_fn"] is None and before_b["a"]["requires_grad"]
+    assert "b" not in before_b
+    assert run.at("c = torch.exp(b)")["b"]["grad_fn"] == "MulBackward0"
+    built = run.at('print("b.grad_fn:"')
+    assert (built["c"]["grad_fn"], built["loss"]["grad_fn"]) == ("ExpBackward0", "SumBackward0")
+
+    logged = values(run.at('print("logged:"')["logged"])
+    assert np.isnan(logged).tolist() == [False, True, False, True]
+    assert scalar(run.at('print("NaN first appears in:"')["first_nan"]) == "logged"
+
+    assert "SqrtBackward0" in run.stdout and "returned nan values" in run.stdout
+    assert "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)" in run.stdout
+    assert f"raised at line {marker_line(run.path, 'product = left @ right', 1)}:" in run.stdout
+
+
+def test_02_each_branch_records_its_own_graph():
+    run = Run(
+        "02", "y = torch.sin(x)", "y = torch.cos(x)", 'print("mean of x_high:"', 'print("x_high.grad == cos(x_high):"'
+    )
+    sin_hits, cos_hits = run.hits("y = torch.sin(x)"), run.hits("y = torch.cos(x)")
+    # branchy(x_high) ran the sin line first, branchy(x_low) the cos line next.
+    assert sin_hits[0]["step"] < cos_hits[0]["step"]
+    graphs = run.at('print("mean of x_high:"')
+    assert (graphs["y_high"]["grad_fn"], graphs["y_low"]["grad_fn"]) == ("SinBackward0", "CosBackward0")
+    grads = run.at('print("x_high.grad == cos(x_high):"')
+    x_high, x_low = grads["x_high"], grads["x_low"]
+    assert np.allclose(values(x_high["grad"]), np.cos(values(x_high)), atol=1e-6)
+    assert np.allclose(values(x_low["grad"]), -np.sin(values(x_low)), atol=1e-6)
+    assert "step 3: mean=0.45 graph=CosBackward0" in run.stdout
+
+
+def test_03_loop_grows_the_graph_and_backward_reaches_every_step():
+    run = Run(
+        "03",
+        'print(f"step {t}:',
+        'print("every input step got a gradient:"',
+        'print("nn.RNN final state matches the loop:"',
+    )
+    steps = run.hits('print(f"step {t}:')
+    assert [scalar(r["vars"]["t"]) for r in steps] == [0, 1, 2, 3, 4]
+    assert all(r["vars"]["h_t"]["grad_fn"] == "TanhBackward0" for r in steps)
+    counts = [int(line.rsplit(" ", 1)[1]) for line in run.stdout.splitlines() if "nodes in graph so far" in line]
+    assert len(set(np.diff(counts))) == 1 and counts[1] > counts[0]
+    after = run.at('print("every input step got a gradient:"')
+    assert (np.abs(values(after["inputs"]["grad"])).sum(axis=1) > 0).all()
+    final = run.at('print("nn.RNN final state matches the loop:"')
+    assert scalar(final["same_state"]) is True and scalar(final["same_grad"]) is True
+    assert np.allclose(values(final["h_n"]).reshape(-1), values(final["h_t"]), atol=1e-6)
+
+
+def test_04_packing_skips_the_padding():
+    run = Run("04", 'print("padded shape:"', 'print("batch_sizes:"', 'print("gradient per step of sequence 1:"')
+    padded = run.at('print("padded shape:"')
+    assert padded["padded"]["shape"] == [3, 5, 3]
+    assert values(padded["mask"]).sum(axis=1).tolist() == [4, 2, 5]
+    packed = run.at('print("batch_sizes:"')["packed"]
+    assert packed["type"] == "PackedSequence"
+    assert values(packed["batch_sizes"]).tolist() == [3, 3, 2, 2, 1]
+    assert packed["data"]["shape"][0] == 11
+    grad = values(run.at('print("gradient per step of sequence 1:"')["padded"]["grad"])
+    per_step = np.abs(grad[1]).sum(axis=1)
+    assert (per_step[:2] > 0).all() and (per_step[2:] == 0).all()
+    assert "h_n equals the output at each last real step: True" in run.stdout
+
+
+def test_05_leaves_requires_grad_and_detach():
+    run = Run(
+        "05",
+        'print("y.requires_grad before:"',
+        'print("y.requires_grad after: "',
+        'print("z:"',
+        'print("plain.is_leaf:"',
+        'print("x.grad:"',
+        'print("frozen:"',
+    )
+    start = run.at('print("y.requires_grad before:"')
+    assert (start["x"]["requires_grad"], start["x"]["is_leaf"], start["x"]["grad_fn"]) == (True, True, None)
+    assert start["y"]["requires_grad"] is False
+    assert run.at('print("y.requires_grad after: "')["y"]["requires_grad"] is True
+    made = run.at('print("z:"')
+    assert made["layer"]["module"] and all(p["requires_grad"] for p in made["layer"]["parameters"])
+    assert (made["z"]["requires_grad"], made["z"]["is_leaf"], made["z"]["grad_fn"]) == (True, False, "AddBackward0")
+    plain = run.at('print("plain.is_leaf:"')
+    assert plain["plain"]["is_leaf"] and not plain["plain"]["requires_grad"] and plain["scaled"]["grad_fn"] is None
+    grads = run.at('print("x.grad:"')
+    assert values(grads["x"]["grad"]).tolist() == values(grads["y"]).tolist()
+    assert values(grads["y"]["grad"]).tolist() == values(grads["x"]).tolist()
+    frozen = run.at('print("frozen:"')["frozen"]
+    assert (frozen["requires_grad"], frozen["grad_fn"], frozen["is_leaf"]) == (False, None, True)
+    assert "Only Tensors of floating point and complex dtype can require gradients" in run.stdout
+
+
+def test_06_no_grad_keeps_inputs_and_untracks_results():
+    run = Run(
+        "06",
+        "doubled = x * 2",
+        'print("doubled.requires_grad:"',
+        'print("after the block, tracked',
+        "fast = x * 2",
+        'print("inference tensor in a graph:", err)',
+    )
+    entering = run.hits("doubled = x * 2")[0]
+    assert entering["grad_enabled"] is False
+    inside = run.hits('print("doubled.requires_grad:"')[0]
+    assert inside["grad_enabled"] is False
+    assert inside["vars"]["x"]["requires_grad"] is True
+    assert inside["vars"]["doubled"]["requires_grad"] is False and inside["vars"]["doubled"]["grad_fn"] is None
+    after = run.hits('print("after the block, tracked')[0]
+    assert after["grad_enabled"] is True and after["vars"]["tracked"]["grad_fn"] == "MulBackward0"
+    assert run.hits("fast = x * 2")[0]["inference_mode"] is True
+    assert "is_training=False: out.requires_grad=False" in run.stdout
+    assert "prediction.requires_grad: False" in run.stdout
+    refused = run.at('print("inference tensor in a graph:", err)')["err"]
+    assert "Inference tensors cannot be saved for backward" in refused["repr"]
+
+
+def test_07_backward_fills_leaf_grad_with_the_analytic_gradient():
+    run = Run(
+        "07",
+        "expected = 2 * w.detach() * x**2",
+        'print("v.grad:"',
+        'print(f"after backward {step + 1}',
+        'print("after w.grad.zero_():"',
+    )
+    state = run.at("expected = 2 * w.detach() * x**2")
+    x, w = values(state["x"]), values(state["w"])
+    assert np.allclose(values(state["w"]["grad"]), 2 * w * x**2)
+    assert state["x"]["grad"] is None and state["h"]["is_leaf"] is False
+    vjp = run.at('print("v.grad:"')
+    assert np.allclose(values(vjp["v"]["grad"]), values(vjp["u"]) @ values(vjp["A"]))
+    passes = run.hits('print(f"after backward {step + 1}')
+    single = 2 * w * x**2
+    for k, record in enumerate(passes, 1):
+        assert np.allclose(values(record["vars"]["w"]["grad"]), k * single)
+    zeroed = run.at('print("after w.grad.zero_():"')
+    assert np.allclose(values(zeroed["accumulated"]), 3 * single)
+    assert not values(zeroed["w"]["grad"]).any()
+    assert "not a leaf Tensor is being accessed" in run.stdout
+    assert "grad can be implicitly created only for scalar outputs" in run.stdout
+
+
+def test_08_autograd_grad_returns_one_gradient_per_input():
+    run = Run(
+        "08",
+        'print("dz/dx:"',
+        'print("dz/dy:"',
+        'print("first derivative:"',
+        'print("number of results:"',
+        'print("one gradient per input:"',
+    )
+    first = run.at('print("dz/dx:"')
+    x = values(first["x"])
+    assert np.allclose(values(first["grad_x"]), 2 * x / 3) and first["x"]["grad"] is None
+    assert np.allclose(values(run.at('print("dz/dy:"')["grad_y"]), 1 / 3)
+    higher = run.at('print("first derivative:"')
+    assert higher["first"]["grad_fn"] is not None
+    assert np.allclose(values(higher["first"]), 3 * x**2) and np.allclose(values(higher["second"]), 6 * x)
+    combined = run.at('print("number of results:"')["combined"]
+    assert combined["type"] == "tuple" and combined["length"] == 1
+    assert np.allclose(values(combined["items"][0]), 2 * x + 2 * x / 3)
+    per_input = run.at('print("one gradient per input:"')["per_input"]
+    assert per_input["length"] == 2
+    assert np.allclose(values(per_input["items"][0]), 2 + 4 * x)
+    assert np.isclose(values(per_input["items"][1]), x.sum() + (x**2).sum())
+
+
+def test_09_second_backward_fails_unless_the_graph_is_retained():
+    run = Run("09", 'print("x.grad:", x.grad, "| 2 * exp(x):"', 'print("two passes without retain_graph')
+    assert "second backward: Trying to backward through the graph a second time" in run.stdout
+    assert "retain_graph=True" in run.stdout
+    retained = run.at('print("x.grad:", x.grad, "| 2 * exp(x):"')
+    assert np.allclose(values(retained["x"]["grad"]), 2 * np.exp(values(retained["x"])), rtol=1e-5)
+    assert "saved by the graph: 4.0 MB" in run.stdout
+    assert "after backward(retain_graph=True): 4.0 MB" in run.stdout
+    assert "after a plain backward: 0.0 MB" in run.stdout
+    twice = run.at('print("two passes without retain_graph')
+    assert values(twice["x"]["grad"]).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it():
+    run = Run(
+        "10",
+        'print("traced matches eager on negative input:"',
+        'print("scripted matches eager on negative input:"',
+        'print("exported matches eager on negative input:"',
+    )
+    assert run.stderr == ""
+    assert "TracerWarning: Converting a tensor to a Python boolean" in run.stdout
+    traced = run.at('print("traced matches eager on negative input:"')
+    # The trace kept the positive branch, so for the negative input the sign is flipped.
+    assert np.allclose(values(traced["traced_out"]), -values(traced["expected"]))
+    scripted = run.at('print("scripted matches eager on negative input:"')
+    assert np.allclose(values(scripted["scripted_out"]), values(scripted["expected"]))
+    assert "if bool(" in run.stdout
+    exported = run.at('print("exported matches eager on negative input:"')
+    assert np.allclose(values(exported["exported_out"]), values(exported["expected"]))
+    assert "torch.ops.higher_order.cond" in run.stdout
+    assert "exporting the plain if:" in run.stdout
+
+
+def test_11_inplace_bumps_the_version_and_breaks_saved_tensors():
+    run = Run(
+        "11",
+        "b.add_(1)",
+        "b.mul_(3)",
+        'print("b._version after c = b + 1:"',
+        'print("x.grad:"',
+        'print("s._version:"',
+        "version_before = w._version",
+        'print("w:"',
+    )
+    assert run.at("b.add_(1)")["b"]["version"] == 0
+    assert run.at("b.mul_(3)")["b"]["version"] == 1
+    assert run.at('print("b._version after c = b + 1:"')["b"]["version"] == 2
+    assert values(run.at('print("x.grad:"')["x"]["grad"]).tolist() == [6.0, 6.0, 6.0]
+    assert run.at('print("s._version:"')["s"]["version"] == 1
+    assert "has been modified by an inplace operation" in run.stdout
+    assert "a leaf Variable that requires grad is being used in an in-place operation" in run.stdout
+    assert run.at("version_before = w._version")["w"]["version"] == 0
+    updated = run.at('print("w:"')["w"]
+    assert updated["version"] == 1 and values(updated).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_12_custom_function_has_its_own_node_and_passes_gradcheck():
+    run = Run(
+        "12",
+        ("ctx.save_for_backward(x)", 1),
+        "return grad_output * 3 * x**2",
+        'print("y.grad_fn:"',
+        'print("gradcheck(Cube):"',
+        'print("gradcheck(WrongCube) failed:", err)',
+    )
+    forward = run.hits(("ctx.save_for_backward(x)", 1))[0]
+    assert forward["function"] == "forward" and forward["grad_enabled"] is False
+    assert run.at('print("y.grad_fn:"')["y"]["grad_fn"] == "CubeBackward"
+    backward = run.hits("return grad_output * 3 * x**2")[0]
+    assert backward["function"] == "backward"
+    assert values(backward["vars"]["grad_output"]).tolist() == [1.0, 1.0, 1.0]
+    checked = run.at('print("gradcheck(Cube):"')
+    x = values(checked["x"])
+    assert np.allclose(values(checked["x"]["grad"]), 3 * x**2)
+    assert scalar(checked["cube_ok"]) is True
+    failed = run.at('print("gradcheck(WrongCube) failed:", err)')["err"]
+    assert failed["type"] == "GradcheckError" and "Jacobian mismatch" in failed["repr"]
+
+
+def test_13_training_updates_under_no_grad_and_matches_torch_optim():
+    manual_update = ("w -= LEARNING_RATE * w.grad", 1)
+    run = Run(
+        "13",
+        manual_update,
+        "w.grad.zero_()",
+        'print(f"manual loop learned',
+        'print(f"without zeroing:',
+        'print("same result as the manual loop:"',
+    )
+    assert all(r["grad_enabled"] is False for r in run.hits(manual_update))
+    assert all(r["grad_enabled"] is True for r in run.hits("w.grad.zero_()"))
+    learned = run.at('print(f"manual loop learned')
+    assert abs(scalar(learned["manual_w"]) - 2) < 0.05 and abs(scalar(learned["manual_b"]) + 1) < 0.05
+    final_loss = float(values(learned["loss"]))
+    forgetful = scalar(run.at('print(f"without zeroing:')["forgetful_loss"])
+    assert forgetful > 10 * final_loss
+    assert scalar(run.at('print("same result as the manual loop:"')["same"]) is True
