@@ -1,0 +1,571 @@
+"""The autograd graph behind a paused frame's tensors, as plain data and as a diff between pauses.
+
+Runs inside the lesson process. Autograd nodes cannot be weakly referenced, and holding them
+would keep the learner's graph and its saved tensors alive, so nothing here keeps a node
+between calls: each node carries its GradStep id in ``node.metadata`` and the tracker keeps
+only ids, edges and the plain-data node descriptions it already sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import itertools
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from app.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
+
+#: Key of a node's GradStep id in ``node.metadata``.
+METADATA_KEY = "gradstep_id"
+#: Items of one list, tuple or dict searched for tensors.
+CONTAINER_LIMIT = 1_000
+#: Saved tensors with at most this many elements (one line of numbers) carry their values; larger ones
+#: carry their shape and, when it is a variable of the frame, its name.
+SAVED_VALUE_LIMIT = 16
+#: How far below a root node the unchanged-pause check looks for saved tensors freed by a backward.
+PROBE_DEPTH = 4
+
+#: ``_sequence_nr()`` of nodes outside the creation order (``AccumulateGrad``).
+_NO_SEQUENCE = 2**64 - 1
+#: Ids are unique in the process, so every tracker and action names a node the same way.
+_next_id = itertools.count(1)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while building or unpickling a big graph.
+
+    A graph description is tens of thousands of small acyclic containers; each few hundred
+    allocated trigger a collection that also scans the lesson's tensors and torch's own
+    objects, which can double the cost of building or unpickling it.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def node_id(node: Any) -> int:
+    """The GradStep id of an autograd node, given on first sight and kept while the node lives."""
+    metadata = node.metadata
+    nid = metadata.get(METADATA_KEY)
+    if nid is None:
+        nid = metadata[METADATA_KEY] = next(_next_id)
+    return nid
+
+
+def node_kind(node: Any) -> str:
+    """``"leaf"`` for ``AccumulateGrad``, ``"custom"`` for a custom ``Function``, else ``"op"``."""
+    return _kind_of(type(node))
+
+
+@functools.cache
+def _kind_of(cls: type) -> str:
+    if issubclass(cls, sys.modules["torch"].autograd.function.BackwardCFunction):
+        return "custom"
+    return "leaf" if cls.__name__ == "AccumulateGrad" else "op"
+
+
+def _is_custom(node: Any) -> bool:
+    return _kind_of(type(node)) == "custom"
+
+
+def find_tensors(variables: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every tensor reachable from a frame's variables, named as the learner would write it.
+
+    Looks inside lists and tuples (``xs[0]``), dict values (``d['k']``), module parameters and
+    buffers (``model.linear.weight``) and ``PackedSequence.data``, ``DEPTH_LIMIT`` levels deep
+    and ``CONTAINER_LIMIT`` items wide. Names of the frame itself come before nested ones, so a
+    tensor found twice is first listed under its plainest name. Dunder names are skipped.
+
+    Parameters
+    ----------
+    variables : dict
+        Name to value, as in ``frame.f_locals``.
+
+    Returns
+    -------
+    list of (str, torch.Tensor)
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return []
+    found: list[tuple[str, Any]] = []
+    pending: list[tuple[str, Any, int]] = []
+    for name, value in variables.items():
+        if not name.startswith("__"):
+            _sort_value(torch, name, value, 1, found, pending)
+    for name, value, depth in pending:  # grows while read: breadth first
+        for child_name, child in _children_of(torch, name, value):
+            _sort_value(torch, child_name, child, depth + 1, found, pending)
+    return found
+
+
+def _sort_value(torch: Any, name: str, value: Any, depth: int, found: list, pending: list) -> None:
+    if isinstance(value, torch.Tensor):
+        found.append((name, value))
+    elif depth <= DEPTH_LIMIT and isinstance(value, (list, tuple, dict, torch.nn.Module)):
+        pending.append((name, value, depth))
+
+
+def _children_of(torch: Any, name: str, value: Any) -> list[tuple[str, Any]]:
+    if isinstance(value, torch.nn.utils.rnn.PackedSequence):
+        return [(f"{name}.data", value.data)]
+    if isinstance(value, torch.nn.Module):
+        named = itertools.chain(value.named_parameters(), value.named_buffers())
+        return [(f"{name}.{key}", tensor) for key, tensor in named]
+    if isinstance(value, dict):
+        items = itertools.islice(value.items(), CONTAINER_LIMIT)
+        return [(f"{name}[{bounded_repr(key, 60)}]", item) for key, item in items]
+    return [(f"{name}[{i}]", item) for i, item in enumerate(value[:CONTAINER_LIMIT])]
+
+
+def reachable_nodes(roots: list[Any]) -> list[Any]:
+    """All autograd nodes reachable from ``roots`` through ``next_functions``, each once, roots first."""
+    seen: set[Any] = set()
+    order: list[Any] = []
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        order.append(node)
+        stack.extend(child for child, _ in node.next_functions if child is not None)
+    return order
+
+
+@functools.cache
+def _saved_layout(cls: type) -> tuple[tuple[str, str | None], ...]:
+    """``(attribute, its raw twin or None)`` for every ``_saved_*`` attribute of a built-in node class.
+
+    Only attributes holding tensors have a ``_raw_saved_*`` twin, whose ``data`` is None once freed.
+    """
+    names = set(dir(cls))
+    return tuple((n, "_raw" + n if "_raw" + n in names else None) for n in sorted(names) if n.startswith("_saved_"))
+
+
+def _empty_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and not value
+
+
+def _raw_empty(raw: Any) -> bool:
+    if isinstance(raw, (list, tuple)):
+        return all(item.data is None for item in raw)
+    return raw.data is None
+
+
+def released(node: Any) -> bool | None:
+    """Whether a backward freed the node's saved tensors; None when it saved no tensor."""
+    if _is_custom(node):
+        try:
+            return False if node._raw_saved_tensors else None
+        except RuntimeError:
+            return True
+    for attr, raw in _saved_layout(type(node)):
+        if raw is None:
+            continue
+        if not _raw_empty(getattr(node, raw)):
+            return False
+        try:
+            getattr(node, attr)  # an empty slot reads as None; a freed one raises
+        except RuntimeError:
+            return True
+    return None
+
+
+def _saved_tensor_summary(tensor: Any, names: dict[int, str], shape: list[int] | None = None) -> dict[str, Any]:
+    """A light summary of a saved tensor: shape, dtype, small values, and its variable name if any."""
+    numel = tensor.numel()
+    small = numel <= SAVED_VALUE_LIMIT and not tensor.is_meta
+    return {
+        "type": "Tensor",
+        "shape": list(tensor.shape) if shape is None else shape,
+        "dtype": str(tensor.dtype).removeprefix("torch."),
+        "numel": numel,
+        "requires_grad": tensor.requires_grad,
+        "values": tensor_values(tensor).copy() if small else None,
+        "variable": names.get(id(tensor)),
+    }
+
+
+def _entry(name: str, value: Any = None, freed: bool = False, error: str | None = None) -> dict[str, Any]:
+    return {"name": name, "value": value, "freed": freed, "error": error}
+
+
+class _SavedReader:
+    """Reads what nodes saved for their backward, during one pause.
+
+    Entries are plain data and never modified, so equal ones are shared: the weight saved by
+    1,000 unrolled steps, or the same ``alpha`` of every addition, is built, pickled and
+    unpickled once. Shared tensors are held until the pause's reading ends, so an ``id``
+    cannot be reused by another tensor meanwhile.
+    """
+
+    def __init__(self, names: dict[int, str]) -> None:
+        self.names = names
+        self._entries: dict[tuple, dict[str, Any]] = {}
+        self._tensors: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self._shapes: dict[tuple[int, ...], list[int]] = {}
+
+    def shape(self, size: Any) -> list[int]:
+        """``size`` as a list, one list object per distinct shape."""
+        key = tuple(size)
+        shared = self._shapes.get(key)
+        if shared is None:
+            shared = self._shapes[key] = list(key)
+        return shared
+
+    def entries(self, node: Any) -> tuple[list[dict[str, Any]], str | None]:
+        """What ``node`` saved, and one attribute that held a live tensor (or None).
+
+        Each entry is ``{"name", "value", "freed", "error"}``: ``freed`` once a backward released
+        the tensors, ``error`` holds PyTorch's message when a saved tensor was modified in place.
+        """
+        if _is_custom(node):
+            return self._custom_entries(node)
+        entries: list[dict[str, Any]] = []
+        live = None
+        for attr, raw in _saved_layout(type(node)):
+            try:
+                value = getattr(node, attr)
+            except RuntimeError as exc:  # freed by a backward, or modified in place since saved
+                freed = raw is not None and _raw_empty(getattr(node, raw))
+                entries.append(_entry(attr, freed=True) if freed else _entry(attr, error=str(exc)))
+                continue
+            if live is None and raw is not None and value is not None and not _empty_sequence(value):
+                live = attr
+            entries.append(self._shared_entry(attr, value, raw is not None))
+        return entries, live
+
+    def _custom_entries(self, node: Any) -> tuple[list[dict[str, Any]], str | None]:
+        attributes = {key: value for key, value in vars(node).items() if not key.startswith("_")}
+        entries = [_entry(f"ctx.{key}", self.plain(value)) for key, value in attributes.items()]
+        if released(node):
+            return [_entry("saved_tensors", freed=True), *entries], None
+        try:
+            tensors = node.saved_tensors
+        except RuntimeError as exc:
+            return [_entry("saved_tensors", error=str(exc)), *entries], None
+        saved = [_entry(f"saved_tensors[{i}]", self.plain(t)) for i, t in enumerate(tensors)]
+        return saved + entries, "saved_tensors" if tensors else None
+
+    def _shared_entry(self, attr: str, value: Any, holds_tensors: bool) -> dict[str, Any]:
+        if not holds_tensors:
+            key: tuple = (attr, type(value), value)
+        elif isinstance(value, sys.modules["torch"].Tensor):
+            key = (attr, id(value))  # by identity: comparing tensors by value is elementwise
+        else:
+            return _entry(attr, self.plain(value))  # a list of tensors, or None
+        try:
+            entry = self._entries.get(key)
+        except TypeError:  # an unhashable value
+            return _entry(attr, self.plain(value))
+        if entry is None:
+            entry = self._entries[key] = _entry(attr, self.plain(value))
+        return entry
+
+    def plain(self, value: Any) -> Any:
+        """A saved value as plain data: tensors summarised, numbers and size tuples as they are."""
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if isinstance(value, (list, tuple)):
+            return [self.plain(item) for item in value[:ITEM_LIMIT]]
+        if isinstance(value, sys.modules["torch"].Tensor):
+            hit = self._tensors.get(id(value))
+            if hit is None:
+                summary = _saved_tensor_summary(value, self.names, self.shape(value.shape))
+                hit = self._tensors[id(value)] = (value, summary)
+            return hit[1]
+        return bounded_repr(value)
+
+
+def _still_saved(node: Any, attr: str) -> bool:
+    """Whether the attribute that held a tensor when the node was first seen still does."""
+    if attr == "saved_tensors":
+        return released(node) is False
+    return not _raw_empty(getattr(node, "_raw" + attr))
+
+
+def _output_shape(node: Any) -> list[int] | None:
+    try:
+        metadata = node._input_metadata  # describes the gradient the node receives: its forward output
+    except (AttributeError, RuntimeError):
+        return None
+    return metadata[0].shape if metadata else None
+
+
+class _Frame:
+    """The tensors of one pause: names, the root node of each variable, and named leaves."""
+
+    def __init__(self, variables: dict[str, Any]) -> None:
+        self.names: dict[int, str] = {}
+        self.root_nodes: dict[str, Any] = {}
+        self.leaves: dict[int, Any] = {}
+        for name, tensor in find_tensors(variables):
+            self.names.setdefault(id(tensor), name)
+            grad_fn = tensor.grad_fn
+            if grad_fn is not None:
+                self.root_nodes[name] = grad_fn
+            elif tensor.requires_grad:
+                self.leaves[id(tensor)] = tensor
+        self.roots = {name: node_id(node) for name, node in self.root_nodes.items()}
+
+    def leaf_state(self) -> tuple:
+        """What a backward, ``zero_grad`` or optimiser step changes on the named leaves."""
+        state = []
+        for tid, tensor in self.leaves.items():
+            grad = tensor.grad
+            grad_version = None if grad is None else grad._version
+            state.append((self.names[tid], tid, tensor._version, id(grad), grad_version))
+        return tuple(state)
+
+    def probes(self) -> tuple:
+        """Whether saved tensors near each top-level root are still there: flips after a backward."""
+        distinct = {id(node): node for name, node in self.root_nodes.items() if name.isidentifier()}
+        return tuple(_probe(node) for node in distinct.values())
+
+
+def _probe(node: Any) -> bool | None:
+    for _ in range(PROBE_DEPTH):
+        state = released(node)
+        if state is not None:
+            return state
+        children = [child for child, _ in node.next_functions if child is not None]
+        if not children:
+            return None
+        node = children[0]
+    return None
+
+
+def _names_by_node(roots: dict[str, int]) -> dict[int, list[str]]:
+    by_node: dict[int, list[str]] = {}
+    for name, nid in roots.items():
+        by_node.setdefault(nid, []).append(name)
+    return by_node
+
+
+class GraphTracker:
+    """Follows the autograd graph of a frame's tensors from pause to pause.
+
+    Parameters
+    ----------
+    summarizer : TensorSummarizer
+        Summarises the leaf tensors of ``AccumulateGrad`` nodes (cached by identity and version).
+
+    Notes
+    -----
+    A node's description is built once, when it first becomes reachable; later changes come
+    as ``updated`` entries that replace it whole: its saved tensors freed by a backward, the
+    variables that name it, a leaf's summary after its ``.grad`` or values changed.
+    """
+
+    def __init__(self, summarizer: TensorSummarizer) -> None:
+        self._summarizer = summarizer
+        self._children: dict[int, list[tuple[int, int]]] = {}
+        self._nodes: dict[int, dict[str, Any]] = {}
+        self._leaf_tensor: dict[int, int] = {}  # AccumulateGrad id -> id() of its leaf (the node keeps it)
+        self._live_saved: dict[int, str] = {}  # node id -> an attribute that held a tensor when first seen
+        self._roots: dict[str, int] = {}
+        self._leaves: dict[int, str] = {}
+        self._fingerprint: tuple | None = None
+
+    def update(self, variables: dict[str, Any]) -> dict[str, Any]:
+        """The change of the graph since the previous call.
+
+        Parameters
+        ----------
+        variables : dict
+            The live name to value mapping of the paused frame.
+
+        Returns
+        -------
+        dict
+            ``{"changed", "added", "updated", "removed", "edges_added", "roots", "leaves"}``:
+            ``added`` and ``updated`` hold node dicts (``updated`` ones replace the dict sent
+            earlier under the same id), ``removed`` node ids, ``edges_added``
+            ``[from_id, to_id, input_nr]`` lists, ``roots`` ``{variable: node_id}`` and
+            ``leaves`` ``{node_id: variable}`` as they are now.
+        """
+        frame = _Frame(variables)
+        fingerprint = (frame.roots, frame.leaf_state(), frame.probes())
+        previous = self._fingerprint
+        if fingerprint == previous:
+            return self._diff(False, [], [], [], [])
+        backward_suspected = previous is not None and previous[1:] != fingerprint[1:]
+        with gc_paused():
+            diff = self._apply(frame, backward_suspected)
+        self._fingerprint = fingerprint
+        return diff
+
+    def _apply(self, frame: _Frame, backward_suspected: bool) -> dict[str, Any]:
+        """Bring the tables up to ``frame`` and describe what changed."""
+        added, edges, boundary = self._walk_new(frame)
+        removed = self._prune(self._roots, frame.roots, boundary)
+        updated: set[int] = set()
+        if backward_suspected:  # leaves' grads or saved tensors near a root changed
+            updated |= self._refresh_freed(frame)
+        previous_roots, self._roots = self._roots, frame.roots
+        previous_leaves, self._leaves = self._leaves, self._named_leaves(frame)
+        updated |= self._rename(previous_roots, previous_leaves)
+        updated |= self._refresh_leaves(frame)
+        new_ids = {node["id"] for node in added}
+        changes = sorted(i for i in updated if i in self._nodes and i not in new_ids)
+        renamed = (previous_roots, previous_leaves) != (self._roots, self._leaves)
+        changed = bool(added or removed or changes or renamed)
+        return self._diff(changed, added, [self._nodes[i] for i in changes], removed, edges)
+
+    def full(self) -> dict[str, Any]:
+        """The whole graph as of the last ``update``.
+
+        Returns
+        -------
+        dict
+            ``{"nodes", "edges", "roots", "leaves"}``: node dicts in discovery order, edges
+            ``[from_id, to_id, input_nr]`` from a node to each node in its ``next_functions``.
+        """
+        edges = [[nid, child, nr] for nid, nexts in self._children.items() for child, nr in nexts]
+        nodes = list(self._nodes.values())
+        return {"nodes": nodes, "edges": edges, "roots": dict(self._roots), "leaves": dict(self._leaves)}
+
+    def _diff(self, changed: bool, added: list, updated: list, removed: list, edges: list) -> dict[str, Any]:
+        return {
+            "changed": changed,
+            "added": added,
+            "updated": updated,
+            "removed": removed,
+            "edges_added": edges,
+            "roots": dict(self._roots),
+            "leaves": dict(self._leaves),
+        }
+
+    def _walk_new(self, frame: _Frame) -> tuple[list[dict], list[list[int]], set[int]]:
+        """Describe the nodes not seen before; stop at known ones (their next_functions never change)."""
+        names_by_node = _names_by_node(frame.roots)
+        reader = _SavedReader(frame.names)
+        added, edges, boundary = [], [], set()
+        stack = [node for name, node in frame.root_nodes.items() if frame.roots[name] not in self._children]
+        while stack:
+            node = stack.pop()
+            nid = node_id(node)
+            if nid in self._children:
+                continue
+            nexts, unseen = [], []
+            for child, input_nr in node.next_functions:
+                if child is None:
+                    continue
+                cid = node_id(child)
+                nexts.append((cid, input_nr))
+                edges.append([nid, cid, input_nr])
+                if cid in self._children:
+                    boundary.add(cid)
+                else:
+                    unseen.append(child)
+            stack.extend(reversed(unseen))  # first input described first
+            self._children[nid] = nexts
+            added.append(self._describe(node, nid, nexts, frame.names, names_by_node, reader))
+        return added, edges, boundary
+
+    def _describe(
+        self, node: Any, nid: int, nexts: list, names: dict[int, str], names_by_node: dict, reader: _SavedReader
+    ) -> dict[str, Any]:
+        kind = node_kind(node)
+        seq = node._sequence_nr()
+        leaf = node.variable if kind == "leaf" else None
+        saved, live = reader.entries(node)
+        shape = _output_shape(node)
+        if live is not None:
+            self._live_saved[nid] = live
+        if leaf is not None:
+            self._leaf_tensor[nid] = id(leaf)
+        described = {
+            "id": nid,
+            "name": node_name(node),
+            "kind": kind,
+            "seq": None if seq == _NO_SEQUENCE else seq,
+            "variables": names_by_node.get(nid, []),
+            "variable": names.get(id(leaf)) if leaf is not None else None,
+            "leaf": self._summarizer.summarize(leaf) if leaf is not None else None,
+            "shape": None if shape is None else reader.shape(shape),
+            "saved": saved,
+            "next": [list(pair) for pair in nexts],
+        }
+        self._nodes[nid] = described
+        return described
+
+    def _prune(self, previous_roots: dict[str, int], roots: dict[str, int], boundary: set[int]) -> list[int]:
+        """Forget the nodes no longer reachable; returns their ids."""
+        current = set(roots.values())
+        if all(r in current or r in boundary for r in previous_roots.values()):
+            return []  # every old root is still reachable, so everything below it is
+        reachable: set[int] = set()
+        stack = list(current)
+        while stack:
+            nid = stack.pop()
+            if nid not in reachable:
+                reachable.add(nid)
+                stack.extend(child for child, _ in self._children[nid])
+        removed = [nid for nid in self._children if nid not in reachable]
+        for nid in removed:
+            del self._children[nid], self._nodes[nid]
+            self._leaf_tensor.pop(nid, None)
+            self._live_saved.pop(nid, None)
+        return removed
+
+    def _refresh_freed(self, frame: _Frame) -> set[int]:
+        """After a backward: mark the saved tensors it released as freed."""
+        if not self._live_saved:
+            return set()
+        freed = set()
+        for node in reachable_nodes(list(frame.root_nodes.values())):
+            nid = node.metadata.get(METADATA_KEY)
+            attr = self._live_saved.get(nid)
+            if attr is not None and not _still_saved(node, attr):
+                del self._live_saved[nid]
+                saved = self._nodes[nid]["saved"]
+                saved = [_entry(e["name"], freed=True) if _held_tensors(e) else e for e in saved]
+                self._nodes[nid] = {**self._nodes[nid], "saved": saved}
+                freed.add(nid)
+        return freed
+
+    def _named_leaves(self, frame: _Frame) -> dict[int, str]:
+        return {nid: frame.names[tid] for nid, tid in self._leaf_tensor.items() if tid in frame.leaves}
+
+    def _rename(self, previous_roots: dict[str, int], previous_leaves: dict[int, str]) -> set[int]:
+        """Rewrite ``variables`` and ``variable`` of known nodes whose names changed."""
+        renamed = set()
+        before, after = _names_by_node(previous_roots), _names_by_node(self._roots)
+        for nid in before.keys() | after.keys():
+            names = after.get(nid, [])
+            if nid in self._nodes and self._nodes[nid]["variables"] != names:
+                self._nodes[nid] = {**self._nodes[nid], "variables": names}
+                renamed.add(nid)
+        for nid in previous_leaves.keys() | self._leaves.keys():
+            name = self._leaves.get(nid)
+            if nid in self._nodes and self._nodes[nid]["variable"] != name:
+                self._nodes[nid] = {**self._nodes[nid], "variable": name}
+                renamed.add(nid)
+        return renamed
+
+    def _refresh_leaves(self, frame: _Frame) -> set[int]:
+        """New summaries for named leaves whose values or ``.grad`` changed."""
+        refreshed = set()
+        for nid in self._leaves:
+            summary = self._summarizer.summarize(frame.leaves[self._leaf_tensor[nid]])
+            if summary is not self._nodes[nid]["leaf"]:
+                self._nodes[nid] = {**self._nodes[nid], "leaf": summary}
+                refreshed.add(nid)
+        return refreshed
+
+
+def _held_tensors(entry: dict[str, Any]) -> bool:
+    value = entry["value"]
+    if isinstance(value, list):
+        return any(isinstance(item, dict) for item in value)
+    return isinstance(value, dict)

@@ -1,0 +1,301 @@
+"""The autograd graph the engine reports at each pause, on small programs whose graphs PyTorch builds as stated."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+import torch
+from torch.nn.utils.rnn import pack_sequence
+
+from app.autograd_graph import METADATA_KEY, GraphTracker, find_tensors
+from app.summaries import TensorSummarizer
+
+
+@pytest.fixture
+def tracker() -> GraphTracker:
+    return GraphTracker(TensorSummarizer())
+
+
+def by_name(nodes: list[dict]) -> dict[str, dict]:
+    """Node dicts by ``name`` (leaves by their variable), for graphs where each appears once."""
+    return {node["variable"] if node["kind"] == "leaf" else node["name"]: node for node in nodes}
+
+
+def saved(node: dict) -> dict[str, dict]:
+    return {entry["name"]: entry for entry in node["saved"]}
+
+
+def leaf_inputs() -> dict[str, torch.Tensor]:
+    return {
+        "x": torch.tensor([1.0, 2.0, 3.0], requires_grad=True),
+        "w": torch.tensor([0.5, -1.0, 2.0], requires_grad=True),
+        "b": torch.tensor([0.1, 0.2, 0.3], requires_grad=True),
+    }
+
+
+def test_y_equals_x_times_w_plus_b_is_the_graph_pytorch_builds(tracker):
+    frame = leaf_inputs()
+    x, w, b = frame["x"], frame["w"], frame["b"]
+    frame["y"] = y = x * w + b
+    diff = tracker.update(frame)
+
+    nodes = by_name(diff["added"])
+    assert sorted(nodes) == ["AddBackward0", "MulBackward0", "b", "w", "x"]
+    add, mul = nodes["AddBackward0"], nodes["MulBackward0"]
+    assert add["id"] == y.grad_fn.metadata[METADATA_KEY]
+    assert diff["roots"] == {"y": add["id"]}
+    assert diff["leaves"] == {nodes[v]["id"]: v for v in "xwb"}
+    assert diff["edges_added"] == [
+        [add["id"], mul["id"], 0], [add["id"], nodes["b"]["id"], 0],
+        [mul["id"], nodes["x"]["id"], 0], [mul["id"], nodes["w"]["id"], 0],
+    ]
+    assert add["next"] == [[mul["id"], 0], [nodes["b"]["id"], 0]]
+    assert (add["kind"], mul["kind"], nodes["x"]["kind"]) == ("op", "op", "leaf")
+    assert add["variables"] == ["y"] and mul["variables"] == []
+    assert nodes["x"]["name"] == "AccumulateGrad" and nodes["x"]["seq"] is None
+    assert mul["seq"] == y.grad_fn.next_functions[0][0]._sequence_nr() < add["seq"] == y.grad_fn._sequence_nr()
+    assert add["shape"] == mul["shape"] == [3]
+    assert nodes["w"]["leaf"]["values"].tolist() == [0.5, -1.0, 2.0]
+
+    assert saved(add)["_saved_alpha"]["value"] == 1
+    self_entry, other_entry = saved(mul)["_saved_self"], saved(mul)["_saved_other"]
+    assert self_entry["value"]["variable"] == "x" and other_entry["value"]["variable"] == "w"
+    assert other_entry["value"]["values"].tolist() == [0.5, -1.0, 2.0]
+    assert not self_entry["freed"] and self_entry["error"] is None
+
+
+def test_the_first_pause_of_a_frame_without_tensors_reports_an_empty_graph(tracker):
+    diff = tracker.update({"n": 3, "text": "hello"})
+    assert diff == {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
+                    "roots": {}, "leaves": {}}
+
+
+def test_leaves_are_named_inside_modules_lists_dicts_and_packed_sequences(tracker):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2))
+    x = torch.ones(1, 3)
+    w = torch.ones(3, requires_grad=True)
+    frame = {
+        "model": model,
+        "params": [w],
+        "out": model(x),
+        "d": {"k": (x * w).sum()},
+        "packed": pack_sequence([torch.ones(2, 1) * w[0], torch.ones(1, 1)]),
+    }
+    diff = tracker.update(frame)
+
+    assert sorted(diff["leaves"].values()) == ["model.0.bias", "model.0.weight", "params[0]"]
+    assert sorted(diff["roots"]) == ["d['k']", "out", "packed.data"]
+    assert diff["roots"]["out"] == frame["out"].grad_fn.metadata[METADATA_KEY]
+    assert by_name(diff["added"])["model.0.weight"]["shape"] == [2, 3]
+    names = [name for name, _ in find_tensors(frame)]
+    assert names[:2] == ["out", "model.0.weight"]  # the frame's own names first
+
+
+def test_a_tensor_under_two_names_takes_the_plainest(tracker):
+    w = torch.ones(2, requires_grad=True)
+    diff = tracker.update({"ws": [w], "w": w, "y": w * 2})
+    assert list(diff["leaves"].values()) == ["w"]
+
+
+def test_a_custom_function_is_a_custom_node_with_its_saved_tensors():
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            ctx.power = 2
+            return t * t
+
+        @staticmethod
+        def backward(ctx, grad):
+            (t,) = ctx.saved_tensors
+            return 2 * t * grad
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    z = Square.apply(x)
+    tracker = GraphTracker(TensorSummarizer())
+    node = by_name(tracker.update({"x": x, "z": z})["added"])["SquareBackward"]
+    assert node["kind"] == "custom" and node["variables"] == ["z"]
+    entries = saved(node)
+    assert entries["saved_tensors[0]"]["value"]["variable"] == "x"
+    assert entries["saved_tensors[0]"]["value"]["values"].tolist() == [1.0, 2.0]
+    assert entries["ctx.power"]["value"] == 2
+
+    z.sum().backward()
+    updated = tracker.update({"x": x, "z": z})["updated"]
+    entries = saved(next(n for n in updated if n["id"] == node["id"]))
+    assert entries["saved_tensors[0]"] == {"name": "saved_tensors[0]", "value": None, "freed": True, "error": None}
+    assert entries["ctx.power"]["value"] == 2
+
+
+def test_each_pause_adds_only_the_new_nodes_and_ids_stay(tracker):
+    frame = leaf_inputs()
+    x, w = frame["x"], frame["w"]
+    first = tracker.update(frame)
+    assert first["added"] == [] and first["roots"] == {}
+
+    frame["a"] = a = x * w
+    second = tracker.update(frame)
+    mul = second["roots"]["a"]
+    assert [n["name"] for n in second["added"]] == ["MulBackward0", "AccumulateGrad", "AccumulateGrad"]
+
+    frame["e"] = a.exp()
+    third = tracker.update(frame)
+    assert [n["name"] for n in third["added"]] == ["ExpBackward0"]
+    exp = third["roots"]["e"]
+    assert third["edges_added"] == [[exp, mul, 0]] and third["removed"] == []
+    assert third["roots"] == {"a": mul, "e": exp}
+    assert {n["id"] for n in tracker.full()["nodes"]} == {mul, exp, *second["leaves"]}
+
+
+def test_a_pause_where_nothing_changed_says_so(tracker):
+    frame = leaf_inputs()
+    frame["y"] = frame["x"] * frame["w"]
+    assert tracker.update(frame)["changed"]
+    again = tracker.update(frame)
+    assert again["changed"] is False
+    assert again["added"] == again["updated"] == again["removed"] == again["edges_added"] == []
+    assert again["roots"] == tracker.full()["roots"]
+
+
+def test_rebinding_a_variable_removes_the_nodes_only_it_reached(tracker):
+    x, w = leaf_inputs()["x"], leaf_inputs()["w"]
+    y = x * w
+    before = tracker.update({"x": x, "w": w, "y": y})
+    mul = before["roots"]["y"]
+    y = x + w
+    after = tracker.update({"x": x, "w": w, "y": y})
+    assert after["removed"] == [mul]
+    assert [n["name"] for n in after["added"]] == ["AddBackward0"]
+    assert set(after["leaves"]) == set(before["leaves"])  # x and w keep their AccumulateGrad
+    assert mul not in {n["id"] for n in tracker.full()["nodes"]}
+
+
+def test_an_in_place_write_gives_the_variable_a_new_grad_fn(tracker):
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 2
+    mul = tracker.update({"x": x, "y": y})["roots"]["y"]
+    y[0] = 5.0
+    diff = tracker.update({"x": x, "y": y})
+    copy = diff["roots"]["y"]
+    assert copy != mul and [n["name"] for n in diff["added"]] == ["CopySlices"]
+    assert diff["edges_added"] == [[copy, mul, 0]] and diff["removed"] == []
+    renamed = {n["id"]: n for n in diff["updated"]}
+    assert renamed[mul]["variables"] == [] and diff["added"][0]["variables"] == ["y"]
+
+
+def test_backward_frees_saved_tensors_and_the_leaves_show_their_grads(tracker):
+    frame = leaf_inputs()
+    x, w = frame["x"], frame["w"]
+    frame["loss"] = loss = (x * w).sum()
+    graph = by_name(tracker.update(frame)["added"])
+    loss.backward()
+    diff = tracker.update(frame)
+
+    assert diff["changed"] and diff["added"] == [] and diff["removed"] == []
+    updated = {n["id"]: n for n in diff["updated"]}
+    mul = updated[graph["MulBackward0"]["id"]]
+    assert {e["name"]: (e["freed"], e["value"]) for e in mul["saved"]} == {
+        "_saved_self": (True, None), "_saved_other": (True, None)}
+    assert updated[graph["x"]["id"]]["leaf"]["grad"]["values"].tolist() == w.tolist()
+    assert updated[graph["w"]["id"]]["leaf"]["grad"]["values"].tolist() == x.tolist()
+    assert saved(by_name(tracker.full()["nodes"])["MulBackward0"])["_saved_self"]["freed"]
+    with pytest.raises(RuntimeError, match="freed"):
+        loss.grad_fn.next_functions[0][0]._saved_self  # noqa: B018 - PyTorch agrees
+
+
+def test_retain_graph_keeps_saved_tensors(tracker):
+    frame = leaf_inputs()
+    frame["loss"] = loss = (frame["x"] * frame["w"]).sum()
+    tracker.update(frame)
+    loss.backward(retain_graph=True)
+    diff = tracker.update(frame)
+    assert all(not e["freed"] for n in diff["updated"] for e in n["saved"])
+    assert {n["name"] for n in diff["updated"]} == {"AccumulateGrad"}  # only the new grads
+
+
+def test_autograd_grad_in_the_script_is_noticed_although_no_leaf_changed(tracker):
+    frame = leaf_inputs()
+    frame["e"] = e = (frame["x"] * frame["w"]).exp()
+    frame["loss"] = loss = e.sum()
+    tracker.update(frame)
+    torch.autograd.grad(loss, frame["x"])
+    diff = tracker.update(frame)
+    freed = {n["name"] for n in diff["updated"] if any(entry["freed"] for entry in n["saved"])}
+    assert freed == {"ExpBackward0", "MulBackward0"}
+
+
+def test_a_saved_tensor_modified_in_place_carries_pytorchs_message(tracker):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 2
+    s = a.sin()
+    a.mul_(2)
+    sin = by_name(tracker.update({"x": x, "a": a, "s": s})["added"])["SinBackward0"]
+    entry = saved(sin)["_saved_self"]
+    assert not entry["freed"] and entry["value"] is None
+    with pytest.raises(RuntimeError) as direct:
+        s.grad_fn._saved_self  # noqa: B018
+    assert entry["error"] == str(direct.value)
+    assert "is at version 1; expected version 0" in entry["error"]
+
+
+def test_the_full_graph_is_what_the_headless_trace_prints(tracker):
+    frame = leaf_inputs()
+    x, w, b = frame["x"], frame["w"], frame["b"]
+    frame["hs"] = [x * w]
+    frame["y"] = frame["hs"][0] + b
+    tracker.update(frame)
+    full = tracker.full()
+    nodes = by_name(full["nodes"])
+    assert full["roots"] == {"y": nodes["AddBackward0"]["id"], "hs[0]": nodes["MulBackward0"]["id"]}
+    assert {n["variable"] for n in full["nodes"]} == {None, "x", "w", "b"}
+    assert sorted(full["edges"]) == sorted([
+        [nodes["AddBackward0"]["id"], nodes["MulBackward0"]["id"], 0],
+        [nodes["AddBackward0"]["id"], nodes["b"]["id"], 0],
+        [nodes["MulBackward0"]["id"], nodes["x"]["id"], 0],
+        [nodes["MulBackward0"]["id"], nodes["w"]["id"], 0],
+    ])
+
+
+def test_an_unrolled_loop_grows_five_nodes_a_step(tracker):
+    torch.manual_seed(0)
+    W_xh = torch.randn(2, 4, requires_grad=True)
+    W_hh = torch.randn(4, 4, requires_grad=True)
+    b = torch.zeros(4, requires_grad=True)
+    h = torch.zeros(1, 4)
+    sizes = []
+    for _ in range(20):
+        h = torch.tanh(torch.randn(1, 2) @ W_xh + h @ W_hh + b)
+        diff = tracker.update({"W_xh": W_xh, "W_hh": W_hh, "b": b, "h": h})
+        assert diff["removed"] == []
+        sizes.append(len([n for n in diff["added"] if n["kind"] == "op"]))
+    loss = h.sum()
+    tracker.update({"W_xh": W_xh, "W_hh": W_hh, "b": b, "h": h, "loss": loss})
+    full = tracker.full()
+    assert sizes == [5] * 20
+    # 3 leaves, 5 operations a step, the loss; the first h is a constant, so its MmBackward0 has one edge
+    assert len(full["nodes"]) == 5 * 20 + 4 and len(full["edges"]) == 8 * 20
+
+
+def test_the_tracker_keeps_nothing_of_the_learners_graph_alive(tracker):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    t = x * 2
+    y = t.sin()  # saves t
+    tracker.update({"x": x, "t": t, "y": y})
+    gone = weakref.ref(t)
+    del t, y
+    gc.collect()
+    assert gone() is None
+    assert tracker.update({"x": x})["removed"]
+
+
+def test_a_node_keeps_its_id_across_trackers():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 3
+    first = GraphTracker(TensorSummarizer()).update({"x": x, "y": y})
+    second = GraphTracker(TensorSummarizer()).update({"x": x, "y": y})
+    assert first["roots"] == second["roots"]
+    assert np.array_equal(first["added"][0]["saved"][0]["value"]["values"], np.array(3))
