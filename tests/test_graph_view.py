@@ -1,0 +1,271 @@
+"""The graph view on graphs the engine builds from real PyTorch programs: what the learner sees and can do."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QWheelEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem, QGraphicsView, QPlainTextEdit  # noqa: E402
+from test_graph_layout import rnn_graph, small_graph  # noqa: E402
+
+from app.autograd_graph import GraphTracker  # noqa: E402
+from app.summaries import TensorSummarizer  # noqa: E402
+from widgets.graph_view import PALETTE, GraphView  # noqa: E402
+
+
+@pytest.fixture
+def view(qtbot):
+    widget = GraphView()
+    qtbot.addWidget(widget)
+    widget.resize(900, 700)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def canvas(view: GraphView) -> QGraphicsView:
+    return view.findChild(QGraphicsView, "graph_canvas")
+
+
+def boxes(view: GraphView) -> dict[int, object]:
+    """Node id -> the item drawing the node's box."""
+    return {item.data(0): item for item in canvas(view).scene().items()
+            if item.parentItem() is None and item.data(0) is not None}
+
+
+def texts(view: GraphView) -> list[str]:
+    return [item.text() for item in canvas(view).scene().items() if isinstance(item, QGraphicsSimpleTextItem)]
+
+
+def outline(item) -> str:
+    return item.pen().color().name()
+
+
+def click(qtbot, view: GraphView, node_id: int) -> None:
+    box = boxes(view)[node_id]
+    point = canvas(view).mapFromScene(box.sceneBoundingRect().center())
+    qtbot.mouseClick(canvas(view).viewport(), Qt.LeftButton, pos=point)
+
+
+def ids_by_name(graph: dict) -> dict[str, int]:
+    return {node["variable"] or node["name"]: node["id"] for node in graph["nodes"]}
+
+
+def test_small_graph_shows_ops_leaves_shapes_and_variable_tags(view):
+    graph = small_graph()
+    view.set_graph(graph)
+    assert set(boxes(view)) == {node["id"] for node in graph["nodes"]}
+    shown = texts(view)
+    for text in ("MulBackward0", "AddBackward0", "x", "w", "b", "[2]", "scalar", "y →"):
+        assert text in shown
+    leaf_fill, _ = PALETTE["leaf"]
+    assert boxes(view)[ids_by_name(graph)["x"]].brush().color().name() == leaf_fill
+    assert all(item.isVisible() for item in canvas(view).scene().items() if isinstance(item, QGraphicsSimpleTextItem))
+
+
+def test_custom_function_nodes_look_different(view):
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return 2 * x * grad
+
+    x = torch.ones(3, requires_grad=True)
+    y = Square.apply(x).sum()
+    tracker = GraphTracker(TensorSummarizer())
+    tracker.update({"x": x, "y": y})
+    graph = tracker.full()
+    view.set_graph(graph)
+    custom = next(node["id"] for node in graph["nodes"] if node["kind"] == "custom")
+    box = boxes(view)[custom]
+    assert box.pen().style() == Qt.DashLine
+    assert box.brush().color().name() == PALETTE["custom"][0]
+    assert "SquareBackward" in texts(view)
+
+
+def test_each_step_adds_its_piece_highlighted_and_nothing_moves(view, qtbot):
+    _, diffs = rnn_graph(4)
+    view.set_graph({"nodes": [], "edges": [], "roots": {}})
+    view.set_follow_new(False)
+    centre = canvas(view).viewport().rect().center()
+    where = canvas(view).mapToScene(centre)
+    placed: dict[int, QPointF] = {}
+    for diff in diffs:
+        view.apply_diff(diff)
+        drawn = boxes(view)
+        new = {node["id"] for node in diff["added"]}
+        assert new <= drawn.keys()
+        for node_id, item in drawn.items():
+            assert (outline(item) == PALETTE["new"]) == (node_id in new)
+            if node_id in placed:
+                assert item.pos() == placed[node_id]
+        placed.update((i, drawn[i].pos()) for i in new)
+        assert canvas(view).mapToScene(centre) == where
+    assert len(boxes(view)) == 24
+    assert "h →" in texts(view) and "loss →" in texts(view)
+
+
+def test_following_scrolls_just_enough_to_show_a_step_that_lands_off_screen(view):
+    _, diffs = rnn_graph(12)
+    view.set_graph({"nodes": [], "edges": [], "roots": {}})
+    viewport = canvas(view).viewport()
+    for diff in diffs:
+        before = canvas(view).mapToScene(viewport.rect()).boundingRect()
+        view.apply_diff(diff)
+        visible = canvas(view).mapToScene(viewport.rect()).boundingRect()
+        new = [boxes(view)[node["id"]].sceneBoundingRect() for node in diff["added"]]
+        assert any(visible.contains(rect) for rect in new)
+        if any(before.contains(rect) for rect in new):
+            assert visible == before
+
+
+def test_a_rebound_variable_fades_its_old_node_out(view, qtbot):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    tracker = GraphTracker(TensorSummarizer())
+    y = x * w
+    tracker.update({"x": x, "w": w, "y": y})
+    view.set_graph(tracker.full())
+    mul = tracker.full()["roots"]["y"]
+    old_box = boxes(view)[mul]
+    y = x + w
+    diff = tracker.update({"x": x, "w": w, "y": y})
+    assert diff["removed"] == [mul]
+    view.apply_diff(diff)
+    assert old_box.scene() is not None  # still on screen, fading
+    qtbot.waitUntil(lambda: old_box.scene() is None, timeout=3000)
+    assert "MulBackward0" not in texts(view) and "AddBackward0" in texts(view)
+
+
+def test_highlight_variable_outlines_its_subgraph_only(view):
+    graph, _ = rnn_graph(3)
+    view.set_graph(graph)
+    h = graph["roots"]["h"]
+    view.highlight_variable("h")
+    highlighted = {i for i, item in boxes(view).items() if outline(item) == PALETTE["highlight"]}
+    assert h in highlighted and graph["roots"]["loss"] not in highlighted
+    assert len(highlighted) == len(graph["nodes"]) - 1  # everything but the loss
+    view.highlight_variable("W_xh")
+    highlighted = {i for i, item in boxes(view).items() if outline(item) == PALETTE["highlight"]}
+    assert highlighted == {ids_by_name(graph)["W_xh"]}
+    view.highlight_variable(None)
+    assert not any(outline(item) == PALETTE["highlight"] for item in boxes(view).values())
+    view.highlight_nodes([h])
+    assert [i for i, item in boxes(view).items() if outline(item) == PALETTE["highlight"]] == [h]
+
+
+def test_active_node_is_marked_for_backward_replay(view):
+    graph = small_graph()
+    view.set_graph(graph)
+    add = ids_by_name(graph)["AddBackward0"]
+    view.set_active_node(add)
+    assert boxes(view)[add].brush().color().name() == PALETTE["active"][0]
+    view.set_active_node(None)
+    assert boxes(view)[add].brush().color().name() != PALETTE["active"][0]
+
+
+def test_clicking_a_node_selects_it_and_shows_its_details(view, qtbot):
+    graph = small_graph()
+    view.set_graph(graph)
+    mul = ids_by_name(graph)["MulBackward0"]
+    with qtbot.waitSignal(view.node_selected, timeout=2000) as signal:
+        click(qtbot, view, mul)
+    assert signal.args == [mul]
+    details = view.findChild(QPlainTextEdit, "graph_details").toPlainText()
+    assert details.startswith("MulBackward0")
+    assert "_saved_other" in details and "_saved_self" in details
+    assert "input 0 → AccumulateGrad (x)" in details and "input 1 → AccumulateGrad (w)" in details
+    assert outline(boxes(view)[mul]) == PALETTE["selected"]
+
+
+def test_a_leaf_shows_its_tensor_and_its_grad_after_backward(view, qtbot):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    loss = (x * w).sum()
+    tracker = GraphTracker(TensorSummarizer())
+    tracker.update({"x": x, "w": w, "loss": loss})
+    view.set_graph(tracker.full())
+    leaf = ids_by_name(tracker.full())["x"]
+    with qtbot.waitSignal(view.node_selected):
+        click(qtbot, view, leaf)
+    details = view.findChild(QPlainTextEdit, "graph_details")
+    assert "leaf tensor x:" in details.toPlainText() and "None (no backward" in details.toPlainText()
+    loss.backward()
+    view.apply_diff(tracker.update({"x": x, "w": w, "loss": loss}))
+    text = details.toPlainText()
+    assert ".grad:" in text and "[3. 4.]" in text.split(".grad:")[1]
+    view.select_node(ids_by_name(tracker.full())["MulBackward0"])
+    assert "_saved_self: freed by backward()" in details.toPlainText()
+
+
+def test_dragging_pans_without_selecting(view, qtbot):
+    view.set_graph(small_graph())
+    viewport = canvas(view).viewport()
+    before = canvas(view).mapToScene(viewport.rect().center())
+    start, end = QPointF(450, 300), QPointF(350, 200)
+    selected = []
+    view.node_selected.connect(selected.append)
+    for kind, point, buttons in ((QEvent.MouseButtonPress, start, Qt.LeftButton),
+                                 (QEvent.MouseMove, end, Qt.LeftButton),
+                                 (QEvent.MouseButtonRelease, end, Qt.NoButton)):
+        event = QMouseEvent(kind, point, canvas(view).mapToGlobal(point), Qt.LeftButton, buttons, Qt.NoModifier)
+        QApplication.sendEvent(viewport, event)
+    after = canvas(view).mapToScene(viewport.rect().center())
+    assert after != before and not selected
+
+
+def test_wheel_zooms_and_text_hides_when_too_small_to_read(view):
+    graph, _ = rnn_graph(3)
+    view.set_graph(graph)
+    viewport = canvas(view).viewport()
+    label = next(item for item in canvas(view).scene().items() if isinstance(item, QGraphicsSimpleTextItem))
+
+    def wheel(steps: int) -> None:
+        point = QPointF(viewport.rect().center())
+        event = QWheelEvent(point, canvas(view).mapToGlobal(point), QPoint(), QPoint(0, 120 * steps),
+                            Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+        QApplication.sendEvent(viewport, event)
+
+    scale = canvas(view).transform().m11()
+    wheel(2)
+    assert canvas(view).transform().m11() > scale and label.isVisible()
+    wheel(-12)
+    assert canvas(view).transform().m11() < 0.4 and not label.isVisible()
+    view.fit_to_view()
+    visible = canvas(view).mapToScene(viewport.rect()).boundingRect()
+    assert visible.contains(boxes(view)[graph["roots"]["loss"]].sceneBoundingRect())
+
+
+def test_export_writes_a_png_and_an_svg(view, tmp_path):
+    view.set_graph(small_graph())
+    png, svg = tmp_path / "graph.png", tmp_path / "graph.svg"
+    assert view.export_png(png) and view.export_svg(svg)
+    image = QImage(str(png))
+    assert not image.isNull() and image.width() > 300
+    pixels = (image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7))
+    assert any(QColor(pixel) != QColor(Qt.white) for pixel in pixels)
+    content = svg.read_text(encoding="utf-8")
+    assert content.lstrip().startswith("<?xml") and "<svg" in content and "MulBackward0" in content
+
+
+def test_a_leaf_renamed_between_pauses_is_relabelled_in_place(view):
+    graph = small_graph()
+    view.set_graph(graph)
+    x = ids_by_name(graph)["x"]
+    box = boxes(view)[x]
+    centre, width = box.sceneBoundingRect().center(), box.rect().width()
+    diff = {"changed": True, "added": [], "removed": [], "edges_added": [], "roots": graph["roots"],
+            "leaves": {x: "embedding_weights"}}
+    view.apply_diff(diff)
+    assert "embedding_weights" in texts(view) and "x" not in texts(view)
+    assert box.rect().width() > width and box.sceneBoundingRect().center() == centre

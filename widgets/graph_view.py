@@ -1,0 +1,901 @@
+"""The autograd graph of the current pause, drawn as a layered diagram that grows as the learner steps.
+
+Features
+--------
+- Operation nodes labelled with their name (``MulBackward0``); ``AccumulateGrad`` leaves in a
+  band at the top, labelled with the leaf's variable name and shape; custom ``Function``
+  nodes in orange with a dashed, cut-corner outline; variables attached to the node they
+  point to by a tag (``h →``); edges labelled with the shape of the tensor flowing along them.
+- Edges point the way ``next_functions`` (and the gradients of a backward) go: from a node
+  toward the leaves. Edges into a leaf shared by many nodes join the leaf's lane, one line
+  drawn once and labelled once (see :mod:`app.graph_layout`).
+- Nodes new at this pause are outlined in amber; removed ones fade out; nothing already drawn
+  moves when the graph grows. The view keeps its place, except that a step whose new nodes
+  land off screen scrolls just enough to show them (``Follow new nodes``, on by default).
+- Wheel to zoom under the mouse, drag to pan, fit-to-view, export to PNG and SVG.
+- Click a node: :attr:`GraphView.node_selected` and its details (name, saved tensors, next
+  functions; for a leaf its tensor and ``.grad``) below the graph.
+- :meth:`GraphView.highlight_variable` outlines a variable's subgraph;
+  :meth:`GraphView.set_active_node` marks the node a backward replay is at.
+- Big graphs stay fast: text is hidden when zoomed out, edges are drawn as one path item per
+  added piece, and each pause adds only its own items (a 1,000-step RNN, 5,004 nodes, is
+  laid out and drawn in well under a second; one more step costs a few milliseconds).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QPlainTextEdit,
+    QSplitter,
+    QStyleOptionGraphicsItem,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.graph_layout import LayeredLayout
+
+#: Scene units between the centres of neighbouring columns and ranks.
+COLUMN_PITCH = 210.0
+RANK_PITCH = 72.0
+#: Box sizes; the widest box leaves a gutter of at least 30 units for lanes.
+NODE_HEIGHT = 26.0
+LEAF_HEIGHT = 38.0
+MIN_NODE_WIDTH = 96.0
+MAX_NODE_WIDTH = 180.0
+#: Below these zoom factors node text and edge labels are not drawn (level of detail).
+TEXT_MIN_SCALE = 0.4
+EDGE_LABEL_MIN_SCALE = 0.65
+MIN_SCALE = 0.002
+MAX_SCALE = 4.0
+#: The zoom that set_graph falls back to when the whole graph would be too small to read.
+READABLE_SCALE = 0.8
+#: Ranks of edges per path item when a whole graph is drawn at once.
+CHUNK_RANKS = 40
+FADE_MS = 400
+#: Exported images stay under this many pixels.
+MAX_EXPORT_PIXELS = 60_000_000
+MAX_EXPORT_SIDE = 16_000
+
+#: Fill and outline of each kind of node; ``root`` is an operation a variable points to.
+PALETTE = {
+    "op": ("#eef0f4", "#6b7280"),
+    "root": ("#dcf2d4", "#4d7c3a"),
+    "leaf": ("#d6e6fb", "#3b6fb6"),
+    "custom": ("#fde3c8", "#c25e00"),
+    "edge": "#8a909c",
+    "lane": "#6f95c9",
+    "edge_label": "#5b6472",
+    "tag": ("#fff3c4", "#c9a227"),
+    "new": "#ffc94d",  # the variables view's CHANGE_AMBER: changed at this pause
+    "highlight": "#7c3aed",
+    "selected": "#111827",
+    "active": ("#fca5a5", "#dc2626"),
+    "removed": "#c0c4cc",
+}
+
+
+def _pen(color: str, width: float = 1.0, cosmetic: bool = False, style: Qt.PenStyle = Qt.SolidLine) -> QPen:
+    pen = QPen(QColor(color), width, style)
+    pen.setCosmetic(cosmetic)
+    return pen
+
+
+def shape_text(shape: Iterable[int] | None) -> str:
+    """A tensor shape as the learner reads it: ``[1, 8]``, or ``scalar`` for ``[]``; empty when unknown."""
+    if shape is None:
+        return ""
+    shape = list(shape)
+    return f"[{', '.join(str(s) for s in shape)}]" if shape else "scalar"
+
+
+def _values_text(values: Any) -> str:
+    if values is None:
+        return "values not sent"
+    return np.array2string(np.asarray(values), precision=4, threshold=40, edgeitems=3, suppress_small=True)
+
+
+def _tensor_text(summary: Mapping[str, Any], indent: str = "  ") -> list[str]:
+    head = f"{indent}{shape_text(summary.get('shape'))} {summary.get('dtype', '')}".rstrip()
+    if summary.get("variable"):
+        head += f"  (variable {summary['variable']})"
+    values = _values_text(summary.get("values")).splitlines()
+    return [head] + [indent + "  " + line for line in values]
+
+
+def _saved_text(entry: Mapping[str, Any]) -> list[str]:
+    name = entry.get("name", "?")
+    if entry.get("freed"):
+        return [f"  {name}: freed by backward()"]
+    if entry.get("error"):
+        return [f"  {name}: {entry['error']}"]
+    value = entry.get("value")
+    if isinstance(value, Mapping) and "shape" in value:
+        return [f"  {name}:"] + _tensor_text(value, "    ")
+    if isinstance(value, list) and any(isinstance(v, Mapping) for v in value):
+        lines = [f"  {name}:"]
+        for item in value:
+            lines += _tensor_text(item, "    ") if isinstance(item, Mapping) else [f"    {item!r}"]
+        return lines
+    return [f"  {name}: {value!r}"]
+
+
+@dataclass(eq=False)
+class _Drawn:
+    """The items drawing one node; ``node`` is the latest dict the engine sent for it."""
+
+    node: dict[str, Any]
+    box: QGraphicsRectItem | QGraphicsPathItem
+    width: float
+    height: float
+    shape: str
+    texts: list[QGraphicsSimpleTextItem] = field(default_factory=list)
+    tag: QGraphicsPathItem | None = None
+
+
+class _EdgeChunk(QGraphicsPathItem):
+    """Edges added together: one path for their lines and arrowheads, plus their shape labels.
+
+    Labels are painted only when the view is zoomed in far enough to read them.
+    """
+
+    def __init__(self, edges: list[tuple[int, int]], pen: QPen) -> None:
+        super().__init__()
+        self.edges = edges
+        self.labels: list[tuple[QPointF, str]] = []
+        self.font = QFont()
+        self._widths: dict[str, float] = {}
+        self._bounds = QRectF()
+        self.setPen(pen)
+
+    def set_geometry(self, path: QPainterPath, labels: list[tuple[QPointF, str]], font: QFont) -> None:
+        """Replace the drawn path and the ``(position, text)`` labels."""
+        self.prepareGeometryChange()
+        self.labels, self.font = labels, font
+        self.setPath(path)
+        bounds = path.boundingRect()
+        metrics = QFontMetricsF(font)
+        self._widths = {text: metrics.horizontalAdvance(text) for text in {text for _, text in labels}}
+        if labels:
+            widest = max(self._widths.values())
+            xs = [point.x() for point, _ in labels]
+            ys = [point.y() for point, _ in labels]
+            bounds = bounds.united(QRectF(min(xs), min(ys) - metrics.ascent(),
+                                          max(xs) - min(xs) + widest, max(ys) - min(ys) + metrics.height()))
+        self._bounds = bounds.adjusted(-4, -4, 4, 4)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        super().paint(painter, option, widget)
+        if not self.labels or option.levelOfDetailFromTransform(painter.worldTransform()) < EDGE_LABEL_MIN_SCALE:
+            return
+        painter.setFont(self.font)
+        painter.setPen(QColor(PALETTE["edge_label"]))
+        metrics = QFontMetricsF(self.font)
+        ascent, height = metrics.ascent(), metrics.height()
+        backdrop = QColor(255, 255, 255, 210)  # keeps a label readable where lines cross it
+        for point, text in self.labels:
+            painter.fillRect(QRectF(point.x() - 1, point.y() - ascent, self._widths[text] + 2, height), backdrop)
+            painter.drawText(point, text)
+
+
+class GraphView(QWidget):
+    """The autograd graph of the current pause, with a details pane for the clicked node.
+
+    Feed it the engine's graph data: :meth:`set_graph` with a whole graph, then
+    :meth:`apply_diff` at every pause. Node ids are the engine's.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+    """
+
+    node_selected = Signal(int)
+    """The learner clicked a node; carries its id."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._scene = QGraphicsScene(self)
+        self._view = QGraphicsView(self._scene)
+        self._view.setObjectName("graph_canvas")
+        self._view.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self._view.setDragMode(QGraphicsView.ScrollHandDrag)
+        self._view.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self._view.setOptimizationFlags(QGraphicsView.DontSavePainterState | QGraphicsView.DontAdjustForAntialiasing)
+        # A fixed, huge scene rect: adding nodes never changes the scroll range, so the view never jumps.
+        self._view.setSceneRect(QRectF(-1e7, -1e7, 2e7, 2e7))
+        self._view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self._view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self._view.viewport().installEventFilter(self)
+        self._details = QPlainTextEdit()
+        self._details.setObjectName("graph_details")
+        self._details.setReadOnly(True)
+        self._details.setPlaceholderText("Click a node to see what it saved for backward and where its gradients go.")
+        toolbar = QToolBar()
+        for text, slot in (("Fit", self.fit_to_view), ("Zoom in", partial(self.zoom, 1.25)),
+                           ("Zoom out", partial(self.zoom, 0.8)), ("Export PNG…", self._on_export_png_triggered),
+                           ("Export SVG…", self._on_export_svg_triggered)):
+            toolbar.addAction(text).triggered.connect(slot)
+        self._follow = toolbar.addAction("Follow new nodes")
+        self._follow.setCheckable(True)
+        self._follow.setChecked(True)
+        self._follow.setToolTip("Scroll just enough to show the nodes a step adds when they land off screen")
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(self._view)
+        splitter.addWidget(self._details)
+        splitter.setStretchFactor(0, 4)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(toolbar)
+        layout.addWidget(splitter)
+
+        self._font = QFont(self.font())
+        self._font.setPixelSize(12)  # scene units, so the screen, PNG and SVG agree on text sizes
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+        self._small = QFont(self._font)
+        self._small.setPixelSize(11)
+        self._metrics = QFontMetricsF(self._font)
+        self._fonts = {"name": self._font, "leaf": self._bold, "shape": self._small}
+        self._heights = {style: QFontMetricsF(font).height() for style, font in self._fonts.items()}
+        self._measured: dict[tuple[str, str], tuple[str, float]] = {}
+        self._edge_pen = _pen(PALETTE["edge"], 1.2, cosmetic=True)
+        self._lane_pen = _pen(PALETTE["lane"], 2.0, cosmetic=True)
+        self._styles: dict[tuple, tuple[QPen, QBrush]] = {}
+        self._press: QPointF | None = None
+        self._fades: list[QVariantAnimation] = []
+        self._reset()
+
+    # -- public API -------------------------------------------------------------------------
+
+    def set_graph(self, graph: Mapping[str, Any]) -> None:
+        """Draw a whole graph, replacing whatever was drawn.
+
+        Fits the graph into the view when it is readable that way; a bigger graph is shown
+        at a readable zoom around its outputs (use :meth:`fit_to_view` to see all of it).
+
+        Parameters
+        ----------
+        graph : dict
+            ``{"nodes": [node, ...], "edges": [[from_id, to_id, input_nr], ...], "roots": {name: id}}``.
+        """
+        for fade in self._fades:
+            fade.stop()
+        self._fades.clear()
+        self._scene.clear()
+        self._reset()
+        self._add(graph["nodes"], graph["edges"], chunked=True)
+        self._set_roots(graph.get("roots", {}))
+        self.fit_to_view()
+        if self._scale() < READABLE_SCALE * 0.5 and self._drawn:
+            self._view.resetTransform()
+            self._view.scale(READABLE_SCALE, READABLE_SCALE)
+            newest = self._drawn[max(self._drawn, key=lambda i: self._layout.position(i)[1])].box.pos()
+            above = (self._view.viewport().height() / 2 - 60) / READABLE_SCALE
+            self._view.centerOn(newest.x(), newest.y() - above)  # the outputs near the bottom edge
+            self._update_detail()
+
+    def apply_diff(self, diff: Mapping[str, Any]) -> None:
+        """Bring the drawing up to date with one pause's diff, without moving what stays.
+
+        Nodes added are outlined as new (until the next diff), removed ones fade out.
+
+        Parameters
+        ----------
+        diff : dict
+            ``{"changed", "added", "removed", "edges_added", "roots", "leaves"}`` and
+            optionally ``"updated"`` (node dicts replacing those sent before).
+        """
+        previous_new = self._new
+        self._new = set()
+        if diff.get("changed", True):
+            self._remove(diff.get("removed", []))
+            added = self._add(diff.get("added", []), diff.get("edges_added", []), chunked=False)
+            self._new = set(added)
+            for node in diff.get("updated", []):
+                self._update_node(node)
+            for node_id, name in diff.get("leaves", {}).items():
+                drawn = self._drawn.get(int(node_id))
+                if drawn is not None and drawn.node.get("variable") != name:
+                    self._update_node({**drawn.node, "variable": name})
+            self._set_roots(diff.get("roots", self._roots))
+            if self._highlight_name is not None:
+                self.highlight_variable(self._highlight_name)
+        self._restyle((previous_new | self._new) & self._drawn.keys())
+        if self._new and self._follow.isChecked():
+            self._show_new()
+
+    def set_follow_new(self, enabled: bool) -> None:
+        """Whether a diff whose new nodes land off screen scrolls just enough to show them (default on).
+
+        Off, the view never moves by itself.
+        """
+        self._follow.setChecked(enabled)
+
+    def highlight_nodes(self, ids: Iterable[int]) -> None:
+        """Outline these nodes and the edges between them; an empty list clears the highlight."""
+        self._highlight_name = None
+        self._set_highlight(set(ids))
+
+    def highlight_variable(self, name: str | None) -> None:
+        """Outline the subgraph of a variable: its node and everything it reaches; None clears.
+
+        A name the graph does not know clears the highlight. The highlight follows the
+        variable through later diffs until another highlight replaces it.
+        """
+        start = self._roots.get(name) if name is not None else None
+        if start is None and name is not None:
+            start = next((i for i, d in self._drawn.items() if d.node.get("variable") == name), None)
+        reached: set[int] = set()
+        stack = [start] if start in self._drawn else []
+        while stack:
+            node_id = stack.pop()
+            if node_id not in reached:
+                reached.add(node_id)
+                stack.extend(t for t in self._next.get(node_id, ()) if t in self._drawn)
+        self._set_highlight(reached)
+        self._highlight_name = name
+
+    def set_active_node(self, node_id: int | None) -> None:
+        """Mark the node a backward replay is at and scroll it into view; None clears the mark."""
+        previous, self._active = self._active, node_id if node_id in self._drawn else None
+        self._restyle({i for i in (previous, self._active) if i in self._drawn})
+        if self._active is not None:
+            self._view.ensureVisible(self._drawn[self._active].box.sceneBoundingRect(), 40, 40)
+
+    def select_node(self, node_id: int) -> None:
+        """Select a node as a click does: outline it, show its details, emit :attr:`node_selected`."""
+        if node_id not in self._drawn:
+            return
+        previous, self._selected = self._selected, node_id
+        self._restyle({i for i in (previous, node_id) if i in self._drawn})
+        self._details.setPlainText(self._describe(node_id))
+        self.node_selected.emit(node_id)
+
+    def fit_to_view(self) -> None:
+        """Zoom and scroll so the whole graph is visible (never beyond 1.5×)."""
+        rect = self._content_rect().adjusted(-30, -30, 30, 30)
+        if not self._drawn:
+            return
+        self._view.fitInView(rect, Qt.KeepAspectRatio)
+        if self._scale() > 1.5:
+            self._view.resetTransform()
+            self._view.scale(1.5, 1.5)
+            self._view.centerOn(rect.center())
+        self._update_detail()
+
+    def zoom(self, factor: float) -> None:
+        """Zoom by ``factor`` around the centre of the view, within the allowed range."""
+        factor = min(max(factor, MIN_SCALE / self._scale()), MAX_SCALE / self._scale())
+        self._view.scale(factor, factor)
+        self._update_detail()
+
+    def export_png(self, path: str | os.PathLike, scale: float = 2.0) -> bool:
+        """Save the whole graph as a PNG image; returns whether the file was written.
+
+        Parameters
+        ----------
+        path : str or path-like
+        scale : float
+            Pixels per scene unit; lowered so big graphs stay under ``MAX_EXPORT_PIXELS``.
+        """
+        rect = self._content_rect().adjusted(-20, -20, 20, 20)
+        if rect.isEmpty():
+            return False
+        area = rect.width() * rect.height()
+        scale = min(scale, math.sqrt(MAX_EXPORT_PIXELS / area), MAX_EXPORT_SIDE / max(rect.width(), rect.height()))
+        image = QImage(max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale)), QImage.Format_ARGB32)
+        image.fill(Qt.white)
+        self._render(image, rect, scale)
+        return image.save(os.fspath(path), "PNG")
+
+    def export_svg(self, path: str | os.PathLike) -> bool:
+        """Save the whole graph as an SVG drawing; returns whether the file was written."""
+        rect = self._content_rect().adjusted(-20, -20, 20, 20)
+        if rect.isEmpty():
+            return False
+        generator = QSvgGenerator()
+        generator.setFileName(os.fspath(path))
+        generator.setSize(QSize(math.ceil(rect.width()), math.ceil(rect.height())))
+        generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+        generator.setTitle("GradStep autograd graph")
+        if not self._render(generator, rect, 1.0):
+            return False
+        return os.path.getsize(path) > 0
+
+    # -- Qt overrides -----------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is not self._view.viewport():
+            return super().eventFilter(watched, event)
+        kind = event.type()
+        if kind == QEvent.Wheel:
+            self.zoom(2.0 ** (event.angleDelta().y() / 480.0))
+            return True
+        if kind == QEvent.MouseButtonPress and event.button() == Qt.LeftButton:
+            self._press = event.position()
+        elif kind == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton and self._press is not None:
+            moved = (event.position() - self._press).manhattanLength()
+            self._press = None
+            if moved < QApplication.startDragDistance():
+                node_id = self._node_at(event.position().toPoint())
+                if node_id is not None:
+                    self.select_node(node_id)
+        return False
+
+    # -- handlers ---------------------------------------------------------------------------
+
+    def _on_export_png_triggered(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export graph as PNG", "graph.png", "PNG image (*.png)")
+        if path:
+            self.export_png(path)
+
+    def _on_export_svg_triggered(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export graph as SVG", "graph.svg", "SVG drawing (*.svg)")
+        if path:
+            self.export_svg(path)
+
+    # -- building the scene -----------------------------------------------------------------
+
+    def _reset(self) -> None:
+        """Empty state over a cleared scene."""
+        self._layout = LayeredLayout()
+        self._drawn: dict[int, _Drawn] = {}
+        self._next: dict[int, list[int]] = {}  # targets in next_functions order
+        self._chunks: dict[tuple[int, int], _EdgeChunk] = {}  # (source, position in its next) -> chunk
+        self._lanes: dict[int, _EdgeChunk] = {}
+        self._roots: dict[str, int] = {}
+        self._new: set[int] = set()
+        self._highlighted: set[int] = set()
+        self._highlight_name: str | None = None
+        self._active: int | None = None
+        self._selected: int | None = None
+        self._text_layer = QGraphicsRectItem()
+        self._text_layer.setFlag(QGraphicsItem.ItemHasNoContents)
+        self._text_layer.setZValue(3)
+        self._scene.addItem(self._text_layer)
+        self._overlay = QGraphicsPathItem()
+        self._overlay.setPen(_pen(PALETTE["highlight"], 2.5, cosmetic=True))
+        self._overlay.setZValue(1)
+        self._overlay.setVisible(False)
+        self._scene.addItem(self._overlay)
+        self._details.clear()
+
+    def _add(self, nodes: list[dict[str, Any]], edges: list[list[int]], chunked: bool) -> list[int]:
+        """Place and draw new nodes and their edges; returns the ids drawn."""
+        by_id = {int(n["id"]): n for n in nodes}
+        placed = self._layout.add(nodes, edges)
+        for node_id in placed:
+            self._draw_node(by_id[node_id])
+        fresh = []
+        for source, target, _ in edges:
+            if source in self._drawn and target in self._drawn:
+                targets = self._next.setdefault(source, [])
+                fresh.append((source, len(targets)))
+                targets.append(target)
+        if chunked:
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for edge in fresh:
+                groups.setdefault(self._layout.position(edge[0])[1] // CHUNK_RANKS, []).append(edge)
+            for group in groups.values():
+                self._new_chunk(group)
+        elif fresh:
+            self._new_chunk(fresh)
+        self._update_lanes({t for t in map(self._target_of, fresh) if self._layout.is_leaf(t)})
+        return placed
+
+    def _draw_node(self, node: dict[str, Any]) -> None:
+        node_id = int(node["id"])
+        column, rank = self._layout.position(node_id)
+        centre = QPointF(column * COLUMN_PITCH, rank * RANK_PITCH)
+        lines = [self._measure(text, style) for text, style in self._node_lines(node)]
+        width = self._box_width(lines)
+        height = LEAF_HEIGHT if len(lines) > 1 else NODE_HEIGHT
+        if node.get("kind") == "custom":
+            box: QGraphicsRectItem | QGraphicsPathItem = QGraphicsPathItem(self._cut_corners(width, height))
+        else:
+            box = QGraphicsRectItem(-width / 2, -height / 2, width, height)
+        box.setPos(centre)
+        box.setZValue(2)
+        box.setData(0, node_id)
+        self._scene.addItem(box)
+        leaf = node.get("leaf") or {}
+        shape = node.get("shape") if node.get("shape") is not None else leaf.get("shape")
+        drawn = _Drawn(node, box, width, height, shape_text(shape))
+        self._drawn[node_id] = drawn
+        self._draw_texts(drawn, lines)
+        self._restyle({node_id})
+
+    @staticmethod
+    def _node_lines(node: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """``(text, style)`` lines of a node's box: a leaf's variable name and shape, else the node's name."""
+        if node.get("kind") == "leaf":
+            leaf = node.get("leaf") or {}
+            name = node.get("variable") or "(unnamed leaf)"
+            return [(name, "leaf"), (shape_text(leaf.get("shape", node.get("shape"))), "shape")]
+        return [(node.get("name", "?"), "name")]
+
+    @staticmethod
+    def _box_width(lines: list[tuple[str, float, str]]) -> float:
+        return min(MAX_NODE_WIDTH, max(MIN_NODE_WIDTH, max(width for _, width, _ in lines) + 16))
+
+    def _measure(self, text: str, style: str) -> tuple[str, float, str]:
+        """``(shown text, width, style)``: the text elided to fit the widest box, measured once per text."""
+        key = (text, style)
+        if key not in self._measured:
+            metrics = QFontMetricsF(self._fonts[style])
+            shown = metrics.elidedText(text, Qt.ElideRight, MAX_NODE_WIDTH - 16)
+            self._measured[key] = (shown, metrics.horizontalAdvance(shown))
+        return (*self._measured[key], style)
+
+    def _draw_texts(self, drawn: _Drawn, lines: list[tuple[str, float, str]]) -> None:
+        for text in drawn.texts:
+            self._scene.removeItem(text)
+        drawn.texts = []
+        centre = drawn.box.pos()
+        top = centre.y() - sum(self._heights[style] for *_, style in lines) / 2
+        for shown, width, style in lines:
+            item = QGraphicsSimpleTextItem(shown, self._text_layer)
+            item.setFont(self._fonts[style])
+            item.setPos(centre.x() - width / 2, top)
+            item.setData(0, drawn.node["id"])
+            drawn.texts.append(item)
+            top += self._heights[style]
+
+    @staticmethod
+    def _cut_corners(width: float, height: float) -> QPainterPath:
+        """An octagon-like outline that sets custom Function nodes apart from built-in ones."""
+        w, h, c = width / 2, height / 2, 7.0
+        path = QPainterPath(QPointF(-w + c, -h))
+        for x, y in ((w - c, -h), (w, -h + c), (w, h - c), (w - c, h), (-w + c, h), (-w, h - c), (-w, -h + c)):
+            path.lineTo(x, y)
+        path.closeSubpath()
+        return path
+
+    def _update_node(self, node: dict[str, Any]) -> None:
+        """Take a newer dict for a drawn node: relabel it and refresh its details if shown."""
+        drawn = self._drawn.get(int(node["id"]))
+        if drawn is None:
+            return
+        drawn.node = node
+        lines = [self._measure(text, style) for text, style in self._node_lines(node)]
+        if [shown for shown, *_ in lines] != [item.text() for item in drawn.texts]:  # a leaf got its name
+            drawn.width = self._box_width(lines)
+            drawn.box.setRect(-drawn.width / 2, -drawn.height / 2, drawn.width, drawn.height)
+            self._draw_texts(drawn, lines)
+            self._update_lanes([drawn.node["id"]])
+        if self._selected == drawn.node["id"]:
+            self._details.setPlainText(self._describe(drawn.node["id"]))
+
+    def _set_roots(self, roots: Mapping[str, int]) -> None:
+        """Move the variable tags (``h →``) to the nodes the variables now point to."""
+        before, self._roots = self._roots, {name: int(i) for name, i in roots.items()}
+        for node_id in set(before.values()) | set(self._roots.values()):
+            drawn = self._drawn.get(node_id)
+            names = self._names_of(node_id)
+            if drawn is None or names == sorted(n for n, i in before.items() if i == node_id):
+                continue
+            if drawn.tag is not None:
+                self._scene.removeItem(drawn.tag)
+                drawn.tag = None
+            if names and drawn.node.get("kind") != "leaf":
+                drawn.tag = self._make_tag(drawn, names)
+            self._restyle({node_id})
+
+    def _names_of(self, node_id: int) -> list[str]:
+        """The variables whose ``grad_fn`` the node is."""
+        return sorted(name for name, i in self._roots.items() if i == node_id)
+
+    def _make_tag(self, drawn: _Drawn, names: list[str]) -> QGraphicsPathItem:
+        text = self._metrics.elidedText(", ".join(names), Qt.ElideRight, 150) + " →"
+        width = self._metrics.horizontalAdvance(text) + 10
+        height = self._metrics.height() + 4
+        right = drawn.box.pos().x() - drawn.width / 2 - 3
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(right - width, drawn.box.pos().y() - height / 2, width, height), 4, 4)
+        tag = QGraphicsPathItem(path, self._text_layer)
+        fill, outline = PALETTE["tag"]
+        tag.setBrush(QColor(fill))
+        tag.setPen(_pen(outline))
+        tag.setData(0, drawn.node["id"])
+        label = QGraphicsSimpleTextItem(text, tag)
+        label.setFont(self._font)
+        label.setPos(right - width + 5, drawn.box.pos().y() - self._metrics.height() / 2)
+        label.setData(0, drawn.node["id"])
+        return tag
+
+    # -- edges ------------------------------------------------------------------------------
+
+    def _target_of(self, edge: tuple[int, int]) -> int:
+        source, position = edge
+        return self._next[source][position]
+
+    def _new_chunk(self, edges: list[tuple[int, int]]) -> None:
+        chunk = _EdgeChunk(edges, self._edge_pen)
+        chunk.setZValue(0)
+        self._scene.addItem(chunk)
+        for edge in edges:
+            self._chunks[edge] = chunk
+        self._build_chunk(chunk)
+
+    def _build_chunk(self, chunk: _EdgeChunk) -> None:
+        path = QPainterPath()
+        labels: list[tuple[QPointF, str]] = []
+        for source, position in chunk.edges:
+            label = self._edge_path(path, source, position)
+            if label is not None:
+                labels.append(label)
+        chunk.set_geometry(path, labels, self._small)
+
+    def _port(self, source: int, position: int) -> QPointF:
+        """Where an edge leaves the top of its source box; inputs spread left to right."""
+        drawn = self._drawn[source]
+        count = len(self._next[source])
+        spacing = min(18.0, (drawn.width - 16) / max(count - 1, 1))
+        centre = drawn.box.pos()
+        return QPointF(centre.x() + (position - (count - 1) / 2) * spacing, centre.y() - drawn.height / 2)
+
+    def _edge_path(self, path: QPainterPath, source: int, position: int) -> tuple[QPointF, str] | None:
+        """Add the edge to ``source``'s ``position``-th next function to ``path``; returns its own label, if any."""
+        target = self._next[source][position]
+        start = self._port(source, position)
+        if self._layout.uses_lane(source, target):
+            junction = QPointF(self._lane_x(target), start.y() - (RANK_PITCH - NODE_HEIGHT) / 2)
+            path.moveTo(junction)
+            path.lineTo(start)
+            path.addEllipse(junction, 1.5, 1.5)
+            return None
+        drawn = self._drawn[target]
+        end = drawn.box.pos() + QPointF(0, drawn.height / 2)
+        path.moveTo(start)
+        path.lineTo(end)
+        self._arrowhead(path, start, end)
+        if not drawn.shape:  # the shape flowing along an edge is the output of the node it points to
+            return None
+        middle = (start + end) / 2
+        return QPointF(middle.x() + 5, middle.y() + 4), drawn.shape
+
+    @staticmethod
+    def _arrowhead(path: QPainterPath, start: QPointF, end: QPointF) -> None:
+        dx, dy = end.x() - start.x(), end.y() - start.y()
+        length = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / length, dy / length
+        for side in (1, -1):
+            path.moveTo(end)
+            path.lineTo(end.x() - 8 * ux + 4 * side * uy, end.y() - 8 * uy - 4 * side * ux)
+
+    def _lane_x(self, leaf: int) -> float:
+        return (self._layout.position(leaf)[0] + 0.5) * COLUMN_PITCH
+
+    def _update_lanes(self, leaves: Iterable[int]) -> None:
+        """Redraw the lanes of these leaves: from the leaf's side down to its deepest user."""
+        for leaf in leaves:
+            depth = self._layout.lane_depth(leaf) if leaf in self._drawn else None
+            lane = self._lanes.get(leaf)
+            if depth is None:
+                if lane is not None:
+                    self._scene.removeItem(self._lanes.pop(leaf))
+                continue
+            if lane is None:
+                lane = self._lanes[leaf] = _EdgeChunk([], self._lane_pen)
+                lane.setZValue(0)
+                self._scene.addItem(lane)
+            drawn = self._drawn[leaf]
+            x = self._lane_x(leaf)
+            side = drawn.box.pos() + QPointF(drawn.width / 2, 0)
+            bottom = depth * RANK_PITCH - NODE_HEIGHT / 2 - (RANK_PITCH - NODE_HEIGHT) / 2
+            path = QPainterPath(QPointF(x, bottom))
+            path.lineTo(x, side.y())
+            path.lineTo(side)
+            self._arrowhead(path, QPointF(x, side.y()), side)
+            label = (QPointF(x + 5, side.y() + drawn.height / 2 + 14), drawn.shape)
+            lane.set_geometry(path, [label] if label[1] else [], self._small)
+
+    # -- removing ---------------------------------------------------------------------------
+
+    def _remove(self, ids: Iterable[int]) -> None:
+        """Forget nodes and their edges; their drawing fades out."""
+        gone = {int(i) for i in ids} & self._drawn.keys()
+        if not gone:
+            return
+        dead_edges = [e for e in self._chunks if e[0] in gone or self._target_of(e) in gone]
+        ghost = QPainterPath()
+        touched_chunks = {}
+        for edge in dead_edges:
+            self._edge_path(ghost, *edge)
+            chunk = self._chunks.pop(edge)
+            touched_chunks[id(chunk)] = chunk
+        touched_leaves = {t for t in map(self._target_of, dead_edges) if self._layout.is_leaf(t)}
+        dead = set(dead_edges)
+        for chunk in touched_chunks.values():
+            chunk.edges = [e for e in chunk.edges if e not in dead]
+            if chunk.edges:
+                self._build_chunk(chunk)
+            else:
+                self._scene.removeItem(chunk)
+        fading: list[QGraphicsItem] = [self._scene.addPath(ghost, _pen(PALETTE["removed"], 1.2, cosmetic=True))]
+        for node_id in gone:
+            drawn = self._drawn.pop(node_id)
+            drawn.box.setBrush(QColor(PALETTE["removed"]).lighter(120))
+            fading += [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else [])
+            self._next.pop(node_id, None)
+        self._layout.remove(gone)
+        self._update_lanes(touched_leaves | (gone & self._lanes.keys()))
+        self._roots = {name: i for name, i in self._roots.items() if i not in gone}
+        self._highlighted -= gone
+        self._selected = None if self._selected in gone else self._selected
+        self._active = None if self._active in gone else self._active
+        self._fade_out(fading)
+
+    def _fade_out(self, items: list[QGraphicsItem]) -> None:
+        fade = QVariantAnimation(self)
+        fade.setDuration(FADE_MS)
+        fade.setStartValue(1.0)
+        fade.setEndValue(0.0)
+
+        def set_opacity(value: float) -> None:
+            for item in items:
+                item.setOpacity(value)
+
+        def finish() -> None:
+            for item in items:
+                if item.scene() is self._scene:
+                    self._scene.removeItem(item)
+            self._fades.remove(fade)
+
+        fade.valueChanged.connect(set_opacity)
+        fade.finished.connect(finish)
+        self._fades.append(fade)
+        fade.start(QVariantAnimation.DeleteWhenStopped)
+
+    # -- state and styles -------------------------------------------------------------------
+
+    def _set_highlight(self, ids: set[int]) -> None:
+        ids &= self._drawn.keys()
+        previous, self._highlighted = self._highlighted, ids
+        self._restyle(previous | ids)
+        path = QPainterPath()
+        for source in ids:
+            for position, target in enumerate(self._next.get(source, ())):
+                if target in ids:
+                    self._edge_path(path, source, position)
+                    if self._layout.uses_lane(source, target):
+                        start = self._port(source, position)
+                        path.moveTo(self._lane_x(target), start.y())
+                        path.lineTo(self._lane_x(target), self._drawn[target].box.pos().y())
+        self._overlay.setPath(path)
+        self._overlay.setVisible(not path.isEmpty())  # an empty path would export as invalid SVG
+
+    def _restyle(self, ids: Iterable[int]) -> None:
+        """Colour boxes by kind and by the strongest of their states: active, selected, highlighted, new."""
+        roots = set(self._roots.values())
+        for node_id in ids:
+            drawn = self._drawn[node_id]
+            kind = drawn.node.get("kind", "op")
+            kind = "root" if kind == "op" and node_id in roots else kind
+            states = (("active", node_id == self._active), ("selected", node_id == self._selected),
+                      ("highlight", node_id in self._highlighted), ("new", node_id in self._new))
+            pen, brush = self._style(kind, next((state for state, on in states if on), ""))
+            drawn.box.setPen(pen)
+            drawn.box.setBrush(brush)
+
+    def _style(self, kind: str, state: str) -> tuple[QPen, QBrush]:
+        key = (kind, state)
+        if key not in self._styles:
+            fill, outline = PALETTE[kind]
+            dashed = Qt.DashLine if kind == "custom" else Qt.SolidLine
+            if state == "active":
+                fill, outline = PALETTE["active"]
+            elif state:
+                outline = PALETTE[state]
+            self._styles[key] = (_pen(outline, 3.0 if state else 1.2, style=dashed), QBrush(QColor(fill)))
+        return self._styles[key]
+
+    def _describe(self, node_id: int) -> str:
+        """The details pane text for a node."""
+        node = self._drawn[node_id].node
+        kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
+        lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
+        names = self._names_of(node_id)
+        if names:
+            lines.append(f"grad_fn of: {', '.join(names)}")
+        if node.get("shape") is not None:
+            lines.append(f"output shape: {shape_text(node['shape'])}")
+        leaf = node.get("leaf")
+        if node.get("kind") == "leaf":
+            lines += ["", f"leaf tensor {node.get('variable') or '(unnamed)'}:"]
+            lines += _tensor_text(leaf) if leaf else ["  not sent"]
+            grad = leaf.get("grad") if leaf else None
+            lines += ["", ".grad:"] + (_tensor_text(grad) if grad else ["  None (no backward has reached it yet)"])
+        saved = [line for entry in node.get("saved") or [] for line in _saved_text(entry)]
+        lines += ["", "saved for backward:"] + (saved or ["  nothing"])
+        lines += ["", "next functions (where its gradients go):"]
+        nexts = node.get("next") or []
+        for position, (target, _) in enumerate(nexts):
+            other = self._drawn.get(int(target))
+            label = "?" if other is None else other.node.get("name", "?")
+            if other is not None and other.node.get("variable"):
+                label += f" ({other.node['variable']})"
+            lines.append(f"  input {position} → {label}  ·  node {target}")
+        if not nexts:
+            lines.append("  none")
+        return "\n".join(lines)
+
+    # -- view -------------------------------------------------------------------------------
+
+    def _show_new(self) -> None:
+        """Scroll the least needed to show the new nodes, unless one of them is already on screen."""
+        visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
+        rects = [self._drawn[i].box.sceneBoundingRect() for i in self._new]
+        if any(visible.intersects(rect) for rect in rects):
+            return
+        united = QRectF(rects[0])
+        for rect in rects[1:]:
+            united |= rect
+        self._view.ensureVisible(united, 40, 40)
+
+    def _scale(self) -> float:
+        return self._view.transform().m11()
+
+    def _update_detail(self) -> None:
+        """Show text only when it is large enough to read; hidden text costs nothing to paint."""
+        self._set_text_visible(self._scale() >= TEXT_MIN_SCALE)
+
+    def _set_text_visible(self, visible: bool) -> None:
+        if self._text_layer.isVisible() != visible:
+            self._text_layer.setVisible(visible)
+
+    def _content_rect(self) -> QRectF:
+        """The scene rectangle holding every node, tag and lane."""
+        rect = QRectF()
+        for drawn in self._drawn.values():
+            rect = rect.united(drawn.box.sceneBoundingRect())
+            if drawn.tag is not None:
+                rect = rect.united(drawn.tag.sceneBoundingRect())
+        for lane in self._lanes.values():
+            rect = rect.united(lane.sceneBoundingRect())
+        return rect
+
+    def _node_at(self, position: Any) -> int | None:
+        for item in self._view.items(position):
+            node_id = item.data(0)
+            if node_id is not None and node_id in self._drawn:
+                return int(node_id)
+        return None
+
+    def _render(self, device: Any, rect: QRectF, scale: float) -> bool:
+        """Paint ``rect`` of the scene onto an image or SVG generator, text shown if readable."""
+        shown = self._text_layer.isVisible()
+        self._set_text_visible(scale >= TEXT_MIN_SCALE)
+        painter = QPainter()
+        if not painter.begin(device):
+            self._set_text_visible(shown)
+            return False
+        painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        painter.fillRect(QRectF(0, 0, rect.width() * scale, rect.height() * scale), Qt.white)
+        self._scene.render(painter, QRectF(0, 0, rect.width() * scale, rect.height() * scale), rect)
+        painter.end()
+        self._set_text_visible(shown)
+        return True
