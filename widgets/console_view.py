@@ -1,0 +1,432 @@
+"""The output console: what the lesson printed, what the app says about the run, and an evaluation line.
+
+Features
+--------
+- The lesson's stdout, stderr and native (C-level) output in one read-only pane; stderr and
+  native output coloured, lines containing ``Warning:`` in amber. Chunks that split a line
+  are joined into it.
+- A print flood cannot freeze the window or eat memory: chunks are buffered and written
+  about 30 times a second, one insertion per run of equally formatted text, and the
+  scrollback is bounded; what a single write could not keep is dropped with a note saying how
+  many lines were lost.
+- The app's own messages (run started, lesson ended, ...) in italics, coloured by kind.
+- Errors as a user-frames traceback whose ``File "lesson.py", line 12`` lines are links:
+  clicking one emits :attr:`ConsoleView.line_activated`.
+- A ``>>>`` line that asks to evaluate an expression in the paused frame, with Up/Down
+  history; results print as a repr, or for a tensor as a short multi-line description.
+- "Clear" in the context menu and as a button.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QMouseEvent, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
+
+from widgets.watch_view import blend, readable_color, short_dtype, summary_line
+
+#: Lines of scrollback kept by default.
+MAX_LINES = 5_000
+#: Milliseconds between two writes of buffered output (about 30 Hz).
+FLUSH_INTERVAL_MS = 33
+#: Tensors with at most this many elements print their values; bigger ones print statistics only.
+PRINT_VALUES = 100
+_LINK_PREFIX = "line:"
+_ENABLED_HINT = "Evaluate an expression in the paused frame (Up/Down: history)"
+_DISABLED_HINT = "Pause the lesson to evaluate expressions"
+
+
+def describe_value(summary: dict[str, Any]) -> list[str]:
+    """A value summary as the console prints it: a tensor as a few lines, anything else as its repr."""
+    if summary.get("type") not in ("Tensor", "Parameter"):
+        return str(summary.get("repr", summary.get("type", "?"))).splitlines() or [""]
+    shape = "[" + ", ".join(map(str, summary["shape"])) + "]"
+    lines = [f"{summary['type']}  shape={shape}  dtype={short_dtype(summary['dtype'])}  device={summary['device']}"]
+    flags = [f"requires_grad={summary['requires_grad']}", f"is_leaf={summary['is_leaf']}"]
+    if summary.get("grad_fn"):
+        flags.append(f"grad_fn={summary['grad_fn']}")
+    if summary.get("retains_grad"):
+        flags.append("retains_grad")
+    flags.append(f"_version={summary['version']}")
+    lines.append("  " + "  ".join(flags))
+    values = summary.get("values")
+    if values is not None and summary["numel"] <= PRINT_VALUES and not summary.get("sampled"):
+        text = np.array2string(np.asarray(values), precision=4, suppress_small=True, max_line_width=100)
+        lines.extend("  " + line for line in text.splitlines())
+    elif summary.get("mean") is not None:
+        lines.append(f"  {summary['numel']:,} values  min={summary['min']:.4g}  max={summary['max']:.4g}"
+                     f"  μ={summary['mean']:.4g}  σ={summary['std']:.4g}")
+    if summary.get("nan") or summary.get("inf"):
+        lines.append(f"  NaN: {summary.get('nan', 0)}  Inf: {summary.get('inf', 0)}")
+    grad = summary.get("grad")
+    lines.append("  .grad: " + ("None" if grad is None else summary_line(grad)))
+    return lines
+
+
+def _format(color: QColor | None = None, italic: bool = False, bold: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    if color is not None:
+        fmt.setForeground(color)
+    fmt.setFontItalic(italic)
+    if bold:
+        fmt.setFontWeight(700)
+    return fmt
+
+
+class _OutputText(QPlainTextEdit):
+    """The read-only pane; it turns a click on a traceback link into a line number."""
+
+    link_clicked = Signal(int)
+    """A traceback link was clicked: the lesson line it names."""
+
+    clear_requested = Signal()
+    """The learner chose "Clear" in the context menu."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)
+        self.viewport().setMouseTracking(True)
+        self._pressed_link: str | None = None
+
+    def _link_at(self, event: QMouseEvent) -> str | None:
+        href = self.anchorAt(event.position().toPoint())
+        return href if href.startswith(_LINK_PREFIX) else None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._pressed_link = self._link_at(event) if event.button() == Qt.MouseButton.LeftButton else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        link = self._link_at(event)
+        if link is not None and link == self._pressed_link and not self.textCursor().hasSelection():
+            self.link_clicked.emit(int(link.removeprefix(_LINK_PREFIX)))
+        self._pressed_link = None
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        shape = Qt.CursorShape.PointingHandCursor if self._link_at(event) else Qt.CursorShape.IBeamCursor
+        self.viewport().setCursor(shape)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.createStandardContextMenu(event.pos())
+        menu.addSeparator()
+        menu.addAction("Clear", self.clear_requested.emit)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+
+class ConsoleView(QWidget):
+    """The output console panel.
+
+    Parameters
+    ----------
+    max_lines : int
+        Lines of scrollback kept; older lines are discarded as new ones arrive.
+    parent : QWidget, optional
+        The Qt parent.
+
+    Attributes
+    ----------
+    output : QPlainTextEdit
+        The read-only output pane.
+    input : QLineEdit
+        The expression line.
+    """
+
+    line_activated = Signal(int)
+    """The learner clicked a traceback line: the lesson line the code view should show."""
+
+    evaluate_requested = Signal(str)
+    """The learner entered an expression to evaluate in the paused frame."""
+
+    def __init__(self, max_lines: int = MAX_LINES, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.max_lines = max_lines
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.output = _OutputText(self)
+        self.output.setFont(font)
+        self.output.setMaximumBlockCount(max_lines)
+        self.prompt = QLabel(">>>", self)
+        self.prompt.setFont(font)
+        self.input = QLineEdit(self)
+        self.input.setFont(font)
+        self.input.setClearButtonEnabled(True)
+        self.clear_button = QToolButton(self)
+        self.clear_button.setText("Clear")
+        self.clear_button.setToolTip("Clear the console output")
+        self.clear_button.setAutoRaise(True)
+        row = QHBoxLayout()
+        row.setContentsMargins(4, 0, 0, 0)
+        row.addWidget(self.prompt)
+        row.addWidget(self.input, 1)
+        row.addWidget(self.clear_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.output, 1)
+        layout.addLayout(row)
+
+        text = self.palette().color(QPalette.ColorRole.Text)
+        muted = blend(text, self.palette().color(QPalette.ColorRole.Base), 0.45)
+        self._formats = {
+            "stdout": _format(text),
+            "stderr": _format(readable_color("#c62828", "#ff8a80")),
+            "native": _format(readable_color("#e65100", "#ffab40")),
+            "warning": _format(readable_color("#806a00", "#ffd54f")),
+            "info": _format(muted, italic=True),
+            "error": _format(readable_color("#c62828", "#ff8a80"), italic=True),
+            "success": _format(readable_color("#2e7d32", "#81c784"), italic=True),
+            "echo": _format(text, bold=True),
+            "exception": _format(readable_color("#c62828", "#ff8a80"), bold=True),
+            "code": _format(muted),
+        }
+        self._link_format = _format(self.palette().color(QPalette.ColorRole.Link))
+        self._link_format.setFontUnderline(True)
+        self._link_format.setAnchor(True)
+
+        self._pending: deque[tuple[str, str]] = deque()
+        self._pending_lines = 0
+        self._dropped = 0
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_INTERVAL_MS)
+        self._history: list[str] = []
+        self._history_index = 0
+        self._draft = ""
+        self._awaiting: str | None = None
+
+        self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
+        self.output.link_clicked.connect(self.line_activated)
+        self.output.clear_requested.connect(self.clear)
+        self.clear_button.clicked.connect(self.clear)
+        self.input.returnPressed.connect(self._on_input_return_pressed)
+        self.input.installEventFilter(self)
+        self.set_input_enabled(False)
+
+    # ---- lesson output --------------------------------------------------------------------
+
+    def append_output(self, stream: str, text: str) -> None:
+        """Queue ``text`` the lesson wrote to ``stream`` ("stdout", "stderr" or "native")."""
+        if not text:
+            return
+        self._pending.append((stream, text.replace("\r\n", "\n")))
+        self._pending_lines += text.count("\n")
+        if self._pending_lines > 2 * self.max_lines:  # keep the buffer itself bounded during a flood
+            self._trim_pending(self.max_lines)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _trim_pending(self, keep: int) -> None:
+        """Drop the oldest buffered lines so that at most ``keep`` line ends remain."""
+        excess = self._pending_lines - keep
+        while excess > 0:
+            stream, text = self._pending[0]
+            count = text.count("\n")
+            if count <= excess:
+                self._pending.popleft()
+                excess -= count
+                self._dropped += count
+                self._pending_lines -= count
+                continue
+            cut = -1
+            for _ in range(excess):
+                cut = text.index("\n", cut + 1)
+            self._pending[0] = (stream, text[cut + 1:])
+            self._dropped += excess
+            self._pending_lines -= excess
+            excess = 0
+
+    def _on_flush_timer_timeout(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write the buffered output: one insertion per run of text with the same format."""
+        self._flush_timer.stop()
+        if not self._pending:
+            return
+        self._awaiting = None
+        self._trim_pending(self.max_lines - 2)  # room for the note and the line still open
+        bar = self.output.verticalScrollBar()
+        follow = bar.value() >= bar.maximum() - 2
+        cursor = QTextCursor(self.output.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.beginEditBlock()
+        if self._dropped:
+            self._start_line(cursor)
+            cursor.insertText(f"… {self._dropped:,} lines dropped\n", self._formats["info"])
+            self._dropped = 0
+        open_line = cursor.block().text()
+        runs = self._runs(open_line)
+        if "Warning:" not in open_line and runs and runs[0][0] == "warning" and open_line:
+            # The line began in an earlier write; now that it reads as a warning, colour all of it.
+            start = QTextCursor(cursor)
+            start.movePosition(QTextCursor.MoveOperation.StartOfBlock, QTextCursor.MoveMode.KeepAnchor)
+            start.mergeCharFormat(self._formats["warning"])
+        for kind, text in runs:
+            cursor.insertText(text, self._formats[kind])
+        cursor.endEditBlock()
+        self._pending.clear()
+        self._pending_lines = 0
+        if follow:
+            bar.setValue(bar.maximum())
+
+    def _runs(self, open_line: str) -> list[tuple[str, str]]:
+        """The buffered chunks as (format, text) runs; a line containing ``Warning:`` is all warning."""
+        pieces: list[tuple[str, str, int]] = []  # stream, text, index of its line in ``lines``
+        lines = [[open_line]]
+        for stream, text in self._pending:
+            for part in text.splitlines(keepends=True):
+                pieces.append((stream, part, len(lines) - 1))
+                lines[-1].append(part)
+                if part.endswith("\n"):
+                    lines.append([])
+        warning = ["Warning:" in "".join(parts) for parts in lines]
+        runs: list[tuple[str, list[str]]] = []
+        for stream, text, number in pieces:
+            kind = "warning" if warning[number] else stream if stream in ("stdout", "native") else "stderr"
+            if runs and runs[-1][0] == kind:
+                runs[-1][1].append(text)
+            else:
+                runs.append((kind, [text]))
+        return [(kind, "".join(parts)) for kind, parts in runs]
+
+    # ---- the app's own messages -----------------------------------------------------------
+
+    def _start_line(self, cursor: QTextCursor) -> None:
+        if cursor.block().length() > 1:
+            cursor.insertText("\n")
+
+    def _write_lines(self, lines: list[tuple[str, str]]) -> None:
+        """Flush the lesson's output, then write whole lines of ``(format, text)`` at the end."""
+        self._flush()
+        self._awaiting = None
+        cursor = QTextCursor(self.output.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.beginEditBlock()
+        self._start_line(cursor)
+        for kind, text in lines:
+            if kind == "link":
+                self._insert_link_line(cursor, text)
+            else:
+                cursor.insertText(text + "\n", self._formats[kind])
+        cursor.endEditBlock()
+        bar = self.output.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    def _insert_link_line(self, cursor: QTextCursor, frame: str) -> None:
+        line, label = frame.split("\t", 1)
+        cursor.insertText("  ", self._formats["stdout"])
+        link = QTextCharFormat(self._link_format)
+        link.setAnchorHref(_LINK_PREFIX + line)
+        link.setToolTip(f"Show line {line} in the code view")
+        cursor.insertText(label, link)
+        cursor.insertText("\n", self._formats["stdout"])
+
+    def append_message(self, text: str, kind: str = "info") -> None:
+        """Write a message from the app itself; ``kind`` is "info", "error" or "success"."""
+        self._write_lines([(kind if kind in ("info", "error", "success") else "info", line)
+                           for line in text.splitlines() or [""]])
+
+    def append_error(self, error: dict[str, Any]) -> None:
+        """Write an error of the lesson: its user frames as links, then ``Type: message``.
+
+        ``error`` is ``{"type", "message", "line", "traceback": [{"file", "line", "function", "text"}]}``;
+        a syntax error may instead carry ``"text"`` and ``"column"``.
+        """
+        lines: list[tuple[str, str]] = []
+        frames = error.get("traceback") or []
+        if frames:
+            lines.append(("stdout", "Traceback (user frames):"))
+            for frame in frames:
+                label = f'File "{os.path.basename(frame["file"])}", line {frame["line"]}, in {frame["function"]}'
+                lines.append(("link", f"{frame['line']}\t{label}"))
+                if frame.get("text"):
+                    lines.append(("code", "    " + frame["text"].strip()))
+        elif error.get("line"):
+            lines.append(("link", f"{error['line']}\tLine {error['line']}"))
+            if error.get("text"):
+                lines.append(("code", "    " + error["text"]))
+                if error.get("column"):
+                    indent = len(error["text"]) - len(error["text"].lstrip())
+                    lines.append(("code", "    " + " " * max(error["column"] - 1 - indent, 0) + "^"))
+        lines.extend(self._exception_lines(error))
+        self._write_lines(lines)
+
+    def _exception_lines(self, error: dict[str, Any]) -> list[tuple[str, str]]:
+        message = error.get("message", "")
+        lines = [("exception", f"{error.get('type', 'Error')}: {message}" if message else error.get("type", "Error"))]
+        for key in ("explanation", "fix"):
+            if error.get(key):
+                lines.extend(("info", line) for line in str(error[key]).splitlines())
+        return lines
+
+    # ---- evaluation -----------------------------------------------------------------------
+
+    def show_result(self, expression: str, result: dict[str, Any]) -> None:
+        """Print the result of evaluating ``expression``: ``{"ok": True, "value"}`` or ``{"ok": False, "error"}``."""
+        lines: list[tuple[str, str]] = []
+        if self._awaiting != expression:  # other output came in between: say what this answers
+            lines.append(("echo", ">>> " + expression))
+        if result.get("ok"):
+            value = result.get("value")
+            if value is not None:
+                lines.extend(("stdout", line) for line in describe_value(value))
+        else:
+            lines.extend(self._exception_lines(result.get("error") or {}))
+        if lines:
+            self._write_lines(lines)
+
+    def set_input_enabled(self, enabled: bool) -> None:
+        """Allow evaluation (the lesson is paused) or not, with a placeholder saying why."""
+        self.input.setEnabled(enabled)
+        self.prompt.setEnabled(enabled)
+        self.input.setPlaceholderText(_ENABLED_HINT if enabled else _DISABLED_HINT)
+
+    def _on_input_return_pressed(self) -> None:
+        expression = self.input.text().strip()
+        if not expression:
+            return
+        if not self._history or self._history[-1] != expression:
+            self._history.append(expression)
+        self._history_index = len(self._history)
+        self._draft = ""
+        self.input.clear()
+        self._write_lines([("echo", ">>> " + expression)])
+        self._awaiting = expression
+        self.evaluate_requested.emit(expression)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.input and event.type() == QEvent.Type.KeyPress:
+            key = event.key()
+            if key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+                self._walk_history(-1 if key == Qt.Key.Key_Up else 1)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _walk_history(self, step: int) -> None:
+        """Up (-1) shows older entries, Down (+1) newer ones and finally what was being typed."""
+        if self._history_index == len(self._history):
+            self._draft = self.input.text()
+        index = min(max(self._history_index + step, 0), len(self._history))
+        if index == self._history_index:
+            return
+        self._history_index = index
+        self.input.setText(self._history[index] if index < len(self._history) else self._draft)
+
+    # ---- everything else ------------------------------------------------------------------
+
+    def clear(self) -> None:
+        """Empty the output pane and drop buffered output (the history stays)."""
+        self._flush_timer.stop()
+        self._pending.clear()
+        self._pending_lines = 0
+        self._dropped = 0
+        self._awaiting = None
+        self.output.clear()

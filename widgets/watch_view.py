@@ -1,0 +1,388 @@
+"""The watch list: expressions the main window re-evaluates at every pause, shown one per row.
+
+Features
+--------
+- Expression | Value | Stop on change columns; the value is one dense line (``tensor[2,3] f32
+  μ=0.12 σ=1.1 grad_fn=MulBackward0``, a scalar's repr, an error's type and message in red).
+- Add with the entry line (Enter) or the Add button; edit with a double-click (or F2);
+  remove with the Delete key or the context menu.
+- A value that differs from the one of the previous pause is highlighted.
+- "Stop on change" per expression: :meth:`WatchView.changed_expressions` lists those whose
+  value changed at the last update, so the main window can stop a run there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QTreeView, QVBoxLayout, QWidget
+
+#: Tensors with at most this many elements show their values inline instead of μ/σ.
+INLINE_VALUES = 4
+
+_DTYPE_PREFIXES = (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i"), ("complex", "c"))
+
+
+def short_dtype(dtype: str) -> str:
+    """``float32`` → ``f32``, ``bfloat16`` → ``bf16``; names without a width (``bool``) unchanged."""
+    for long, short in _DTYPE_PREFIXES:
+        match = re.fullmatch(long + r"(\d+.*)", dtype)
+        if match:
+            return short + match.group(1)
+    return dtype
+
+
+def readable_color(light: str, dark: str) -> QColor:
+    """``light`` in a light theme (dark text on a light base), ``dark`` in a dark one."""
+    return QColor(light if QPalette().color(QPalette.ColorRole.Base).lightness() >= 128 else dark)
+
+
+def blend(start: QColor, end: QColor, amount: float) -> QColor:
+    """The opaque colour ``amount`` of the way from ``start`` to ``end``."""
+    pairs = zip(start.getRgbF()[:3], end.getRgbF()[:3], strict=True)
+    return QColor.fromRgbF(*(a + (b - a) * amount for a, b in pairs))
+
+
+def change_highlight() -> QColor:
+    """The background of a value that changed: amber blended into the theme's base colour."""
+    return blend(QPalette().color(QPalette.ColorRole.Base), QColor("#ffb300"), 0.35)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.4g}"
+    return str(value.item() if isinstance(value, np.generic) else value)
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """One dense line describing a value summary (see :mod:`app.summaries`), in the style of lovely-tensors."""
+    if summary.get("type") not in ("Tensor", "Parameter"):
+        text = summary.get("repr", summary.get("type", "?"))
+        return " ".join(str(text).split())
+    shape = summary["shape"]
+    head = "param" if summary.get("is_parameter") else "tensor"
+    parts = [f"{head}[{','.join(map(str, shape))}]" if shape else head, short_dtype(summary["dtype"])]
+    if summary.get("device", "cpu") != "cpu":
+        parts.append(summary["device"])
+    values = summary.get("values")
+    if summary["numel"] == 0:
+        parts.append("empty")
+    elif values is not None and summary["numel"] <= INLINE_VALUES and not summary.get("sampled"):
+        flat = [_number(v) for v in np.asarray(values).reshape(-1)]
+        parts.append(flat[0] if not shape else "[" + ", ".join(flat) + "]")
+    elif summary.get("mean") is not None:
+        parts.append(f"μ={summary['mean']:.4g} σ={summary['std']:.4g}")
+    if summary.get("nan"):
+        parts.append(f"NaN×{summary['nan']}")
+    if summary.get("inf"):
+        parts.append(f"Inf×{summary['inf']}")
+    if summary.get("grad_fn"):
+        parts.append(f"grad_fn={summary['grad_fn']}")
+    elif summary.get("requires_grad"):
+        parts.append("requires_grad")
+    if summary.get("grad") is not None:
+        parts.append("has .grad")
+    return " ".join(parts)
+
+
+def _fingerprint(result: dict[str, Any]) -> Any:
+    """What must differ between two results for the watch to count as changed."""
+    if not result.get("ok"):
+        error = result.get("error") or {}
+        return ("error", error.get("type"), error.get("message"))
+    return _value_fingerprint(result.get("value"))
+
+
+def _value_fingerprint(summary: dict[str, Any] | None) -> Any:
+    if summary is None:
+        return None
+    if summary.get("type") in ("Tensor", "Parameter"):
+        values = summary.get("values")
+        data = None if values is None else hash(np.ascontiguousarray(values).tobytes())
+        return (summary["type"], tuple(summary["shape"]), summary["dtype"], summary.get("requires_grad"),
+                summary.get("grad_fn"), data, _value_fingerprint(summary.get("grad")))
+    return (summary.get("type"), summary.get("repr"))
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    if result.get("ok"):
+        value = result.get("value")
+        return "(no value)" if value is None else summary_line(value)
+    error = result.get("error") or {}
+    return f"{error.get('type', 'Error')}: {error.get('message', '')}"
+
+
+@dataclass
+class _Watch:
+    expression: str
+    stop_on_change: bool = False
+    result: dict[str, Any] | None = None
+    fingerprint: Any = None
+    changed: bool = False
+
+
+class WatchModel(QAbstractTableModel):
+    """The watch expressions and their last results, one row each.
+
+    Parameters
+    ----------
+    parent : QObject, optional
+        The Qt parent.
+    """
+
+    EXPRESSION, VALUE, STOP = range(3)
+    _HEADERS = ("Expression", "Value", "Stop on change")
+
+    edited = Signal()
+    """The learner edited an expression in place."""
+
+    stop_toggled = Signal()
+    """The learner ticked or cleared a "Stop on change" box."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.watches: list[_Watch] = []
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.watches)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section == self.STOP:
+            return "Stop a running lesson when this value changes"
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == self.EXPRESSION:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        elif index.column() == self.STOP:
+            flags |= Qt.ItemFlag.ItemIsUserCheckable
+        return flags
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        watch = self.watches[index.row()]
+        column = index.column()
+        if column == self.EXPRESSION and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return watch.expression
+        if column == self.STOP and role == Qt.ItemDataRole.CheckStateRole:
+            return Qt.CheckState.Checked if watch.stop_on_change else Qt.CheckState.Unchecked
+        if column == self.STOP and role == Qt.ItemDataRole.ToolTipRole:
+            return "Stop a running lesson when this value changes"
+        if column != self.VALUE:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "…" if watch.result is None else _result_text(watch.result)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(watch)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if watch.result is None:
+                return QPalette().color(QPalette.ColorRole.PlaceholderText)
+            if not watch.result.get("ok"):
+                return readable_color("#c62828", "#ff8a80")
+        if role == Qt.ItemDataRole.BackgroundRole and watch.changed:
+            return change_highlight()
+        return None
+
+    def _tooltip(self, watch: _Watch) -> str:
+        if watch.result is None:
+            return "Evaluated at the next pause"
+        lines = [_result_text(watch.result)]
+        explanation = (watch.result.get("error") or {}).get("explanation")
+        if explanation:
+            lines.append(explanation)
+        if watch.changed:
+            lines.append("Changed since the previous pause.")
+        return "\n".join(lines)
+
+    def setData(
+        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
+    ) -> bool:
+        watch = self.watches[index.row()]
+        if index.column() == self.STOP and role == Qt.ItemDataRole.CheckStateRole:
+            watch.stop_on_change = Qt.CheckState(value) == Qt.CheckState.Checked
+            self.dataChanged.emit(index, index)
+            self.stop_toggled.emit()
+            return True
+        if index.column() == self.EXPRESSION and role == Qt.ItemDataRole.EditRole:
+            text = str(value).strip()
+            if not text or text == watch.expression or self.row_of(text) >= 0:
+                return False
+            self.watches[index.row()] = _Watch(text, watch.stop_on_change)
+            self.dataChanged.emit(index.siblingAtColumn(0), index.siblingAtColumn(self.STOP))
+            self.edited.emit()
+            return True
+        return False
+
+    def row_of(self, expression: str) -> int:
+        """The row of ``expression``, or -1."""
+        return next((row for row, w in enumerate(self.watches) if w.expression == expression), -1)
+
+    def reset(self, watches: list[_Watch]) -> None:
+        """Replace every row."""
+        self.beginResetModel()
+        self.watches = watches
+        self.endResetModel()
+
+    def add(self, expression: str) -> None:
+        """Append a row for ``expression``."""
+        row = len(self.watches)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.watches.append(_Watch(expression))
+        self.endInsertRows()
+
+    def remove(self, row: int) -> None:
+        """Drop one row."""
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self.watches[row]
+        self.endRemoveRows()
+
+    def set_result(self, row: int, result: dict[str, Any]) -> None:
+        """Store a new result; it counts as changed when a previous result differs."""
+        watch = self.watches[row]
+        fingerprint = _fingerprint(result)
+        watch.changed = watch.result is not None and fingerprint != watch.fingerprint
+        watch.result, watch.fingerprint = result, fingerprint
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.STOP))
+
+
+class WatchView(QWidget):
+    """The watch list panel.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+        The Qt parent.
+    """
+
+    expressions_changed = Signal(list)
+    """Expressions were added, removed or edited; the new list of all of them."""
+
+    stop_on_change_changed = Signal(list)
+    """A "Stop on change" box was toggled; the expressions now ticked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = WatchModel(self)
+        self.tree = QTreeView(self)
+        self.tree.setModel(self.model)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setEditTriggers(QTreeView.EditTrigger.DoubleClicked | QTreeView.EditTrigger.EditKeyPressed)
+        self.tree.setSelectionMode(QTreeView.SelectionMode.ExtendedSelection)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(WatchModel.VALUE, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(WatchModel.STOP, QHeaderView.ResizeMode.ResizeToContents)
+        header.resizeSection(WatchModel.EXPRESSION, 140)
+
+        self.edit_action = QAction("Edit expression", self)
+        self.edit_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        self.edit_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.remove_action = QAction("Remove", self)
+        self.remove_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        self.tree.addActions([self.edit_action, self.remove_action])
+
+        self.entry = QLineEdit(self)
+        self.entry.setPlaceholderText("Add a watch expression, e.g. w.grad")
+        self.entry.setClearButtonEnabled(True)
+        self.add_button = QPushButton("Add", self)
+        self.add_button.setToolTip("Watch this expression; it is evaluated at every pause")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.entry, 1)
+        row.addWidget(self.add_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.tree, 1)
+        layout.addLayout(row)
+
+        self.entry.returnPressed.connect(self._on_entry_return_pressed)
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+        self.edit_action.triggered.connect(self._on_edit_action_triggered)
+        self.remove_action.triggered.connect(self._on_remove_action_triggered)
+        self.tree.doubleClicked.connect(self._on_tree_double_clicked)
+        self.model.edited.connect(self._on_model_edited)
+        self.model.stop_toggled.connect(self._on_model_stop_toggled)
+
+    def expressions(self) -> list[str]:
+        """Every watch expression, in display order."""
+        return [w.expression for w in self.model.watches]
+
+    def stop_on_change(self) -> list[str]:
+        """The expressions whose "Stop on change" box is ticked."""
+        return [w.expression for w in self.model.watches if w.stop_on_change]
+
+    def changed_expressions(self) -> list[str]:
+        """The stop-on-change expressions whose value changed at their last :meth:`set_result`."""
+        return [w.expression for w in self.model.watches if w.stop_on_change and w.changed]
+
+    def set_expressions(self, expressions: Sequence[str], stop_on_change: Sequence[str] = ()) -> None:
+        """Replace the list (restoring it from settings); results are cleared."""
+        unique = list(dict.fromkeys(e.strip() for e in expressions if e.strip()))
+        self.model.reset([_Watch(e, e in stop_on_change) for e in unique])
+
+    def add_expression(self, expression: str) -> None:
+        """Watch ``expression`` (ignored when empty; an existing one is only selected)."""
+        expression = expression.strip()
+        if not expression:
+            return
+        row = self.model.row_of(expression)
+        if row < 0:
+            self.model.add(expression)
+            row = len(self.model.watches) - 1
+            self.expressions_changed.emit(self.expressions())
+        self.tree.setCurrentIndex(self.model.index(row, WatchModel.EXPRESSION))
+
+    def set_result(self, expression: str, result: dict[str, Any]) -> None:
+        """Show the result of evaluating ``expression`` at this pause (``{"ok", "value" | "error"}``)."""
+        row = self.model.row_of(expression)
+        if row >= 0:
+            self.model.set_result(row, result)
+
+    def _on_entry_return_pressed(self) -> None:
+        self.add_expression(self.entry.text())
+        self.entry.clear()
+
+    def _on_add_button_clicked(self) -> None:
+        self._on_entry_return_pressed()
+
+    def _on_tree_double_clicked(self, index: QModelIndex) -> None:
+        if index.column() == WatchModel.VALUE:
+            self.tree.edit(index.siblingAtColumn(WatchModel.EXPRESSION))
+
+    def _on_edit_action_triggered(self) -> None:
+        index = self.tree.currentIndex()
+        if index.isValid():
+            self.tree.edit(index.siblingAtColumn(WatchModel.EXPRESSION))
+
+    def _on_remove_action_triggered(self) -> None:
+        rows = sorted({index.row() for index in self.tree.selectionModel().selectedRows()}, reverse=True)
+        if not rows and self.tree.currentIndex().isValid():
+            rows = [self.tree.currentIndex().row()]
+        for row in rows:
+            self.model.remove(row)
+        if rows:
+            self.expressions_changed.emit(self.expressions())
+
+    def _on_model_edited(self) -> None:
+        self.expressions_changed.emit(self.expressions())
+
+    def _on_model_stop_toggled(self) -> None:
+        self.stop_on_change_changed.emit(self.stop_on_change())
