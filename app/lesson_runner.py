@@ -25,6 +25,8 @@ from types import FrameType
 from typing import Any, BinaryIO
 
 from app import messages as m
+from app.autograd_actions import AutogradActions
+from app.autograd_graph import GraphTracker
 from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
 from app.tracer import Tracer
 
@@ -124,6 +126,8 @@ class LessonRunner:
         self.paused = False
         self.step = 0
         self.snapshots = SnapshotBuilder()
+        self.graph = GraphTracker(self.snapshots.summarizer.tensors)
+        self._frame_actions: dict[int, AutogradActions] = {}
         self.tracer: Tracer | None = None
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
@@ -279,6 +283,7 @@ class LessonRunner:
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
+                snapshot["graph"] = self._graph_update(self.frames[0][0])
                 if post_mortem is not None:
                     snapshot.update(exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:
@@ -288,6 +293,7 @@ class LessonRunner:
                 return self._command_loop()
         finally:
             self._flush()
+            self._frame_actions.clear()
             self.paused = False
 
     def _command_loop(self) -> m.Resume:
@@ -316,27 +322,88 @@ class LessonRunner:
         index = params.get("frame", self.selected)
         return self.frames[index][0]
 
+    def _graph_update(self, frame: FrameType) -> dict[str, Any]:
+        """The change of the autograd graph of ``frame``'s tensors since the last look."""
+        return self.graph.update(frame.f_locals)
+
+    def _actions(self, frame: FrameType) -> AutogradActions:
+        """The frame's autograd actions, kept for the pause (``_grads`` of one request serves the next)."""
+        actions = self._frame_actions.get(id(frame))
+        if actions is None:
+            actions = AutogradActions(frame.f_globals, frame.f_locals, self.snapshots.summarizer)
+            self._frame_actions[id(frame)] = actions
+        return actions
+
+    def _after_change(self, frame: FrameType, result: dict[str, Any]) -> dict[str, Any]:
+        """Add the frame's variables and graph as they are after an action that may change them."""
+        result.update(self.snapshots.variables(frame))
+        result["graph"] = self._graph_update(frame)
+        return result
+
     # ---- requests while paused ----------------------------------------------------------
 
     def _cmd_frame(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Select a frame of the stack: its variables."""
+        """Select a frame of the stack: its variables and its autograd graph."""
         self.selected = int(params["index"])
         frame, line = self.frames[self.selected]
         result = {"ok": True, "index": self.selected, **frame_entry(frame, line)}
         result.update(self.snapshots.variables(frame, params.get("show_hidden", False)))
+        result["graph"] = self._graph_update(frame)
         return result
+
+    def _cmd_graph(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The whole autograd graph of the selected frame, as it stands."""
+        self._graph_update(self._frame(params))
+        return {"ok": True, "graph": self.graph.full()}
 
     def _cmd_evaluate(self, params: dict[str, Any]) -> dict[str, Any]:
         """Evaluate an expression (or run a statement) in the selected frame."""
         frame = self._frame(params)
         source = params["expression"]
         try:
-            code = compile(source, "<console>", "eval")
+            compile(source, "<console>", "eval")
         except SyntaxError:
             exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
-            return {"ok": True, "value": None}
-        value = eval(code, frame.f_globals, frame.f_locals)
-        return {"ok": True, "value": self.snapshots.summarizer.summarize(value)}
+            return self._after_change(frame, {"ok": True, "value": None})
+        result = self._actions(frame).evaluate(source)
+        result["value"] = result.pop("summary", None)
+        return result
+
+    def _cmd_preview_gradients(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Gradients a backward would produce, without changing the lesson."""
+        frame = self._frame(params)
+        return self._actions(frame).preview_gradients(params["root"], params.get("inputs"), params.get("gradient"))
+
+    def _cmd_run_backward(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A real ``backward()``, as if the line were in the lesson."""
+        frame = self._frame(params)
+        result = self._actions(frame).run_backward(
+            params["root"], params.get("gradient"), params.get("retain_graph"), params.get("create_graph", False),
+            params.get("inputs"))
+        return self._after_change(frame, result)
+
+    def _cmd_autograd_grad(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``torch.autograd.grad`` with the learner's arguments."""
+        frame = self._frame(params)
+        result = self._actions(frame).autograd_grad(
+            params["outputs"], params["inputs"], params.get("grad_outputs"), params.get("retain_graph"),
+            params.get("create_graph", False), params.get("allow_unused", False))
+        return self._after_change(frame, result)
+
+    def _cmd_zero_grad(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Zero the ``.grad`` of the named tensors."""
+        frame = self._frame(params)
+        return self._after_change(frame, self._actions(frame).zero_grad(params["names"]))
+
+    def _cmd_clear_grad(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Set the ``.grad`` of the named tensors to None."""
+        frame = self._frame(params)
+        return self._after_change(frame, self._actions(frame).clear_grad(params["names"]))
+
+    def _cmd_retain_grad(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``retain_grad()`` on a non-leaf."""
+        frame = self._frame(params)
+        return self._after_change(frame, self._actions(frame).retain_grad(params["name"]))
 
     def _cmd_values(self, params: dict[str, Any]) -> dict[str, Any]:
         """All values of a tensor given by an expression, as one numpy array."""

@@ -19,8 +19,10 @@ import numpy as np
 from app import messages as m
 from app.session import LessonFileError, Session
 
-#: Keys of a pause snapshot that the trace leaves out (the app's own bookkeeping).
-_APP_ONLY = ("frame_index",)
+#: Keys of a pause snapshot that the trace leaves out (the app's own bookkeeping and graph diff).
+_APP_ONLY = ("frame_index", "graph")
+#: The keys of a graph node that the trace keeps (saved tensors are for the app's panels).
+_NODE_KEYS = ("id", "name", "kind", "variable", "variables", "shape")
 
 
 def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
@@ -70,7 +72,7 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
                 errors.clear()
                 if graph:
                     rid = session.request("graph")
-                    record["graph"] = _await_reply(events, rid)["graph"]
+                    record["graph"] = trace_graph(_await_reply(events, rid)["graph"])
                 yield record
                 if max_steps is not None and count >= max_steps:
                     session.stop()
@@ -95,6 +97,12 @@ def _await_reply(events: queue.Queue[Any], request_id: int) -> dict[str, Any]:
         message = events.get()
         if isinstance(message, m.Reply) and message.id == request_id:
             return message.result
+
+
+def trace_graph(full: dict[str, Any]) -> dict[str, Any]:
+    """The headless form of a whole graph: nodes with their names, edges, roots."""
+    nodes = [{key: node.get(key) for key in _NODE_KEYS} for node in full["nodes"]]
+    return {"nodes": nodes, "edges": full["edges"], "roots": full["roots"]}
 
 
 def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str) -> dict[str, Any]:

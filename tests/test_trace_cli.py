@@ -102,3 +102,25 @@ def test_non_finite_values_are_valid_json(lesson):
     records, _ = trace(path)
     t = records[-2]["vars"]["t"]
     assert t["values"] == ["nan", "-inf", 0.0] and t["nan"] == 1 and t["inf"] == 1
+
+
+def test_graph_records_hold_the_whole_graph_with_stable_ids(lesson):
+    path = lesson("""
+    import torch
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    z = y.sum()
+    """)
+    records, code = trace(path, "--graph")
+    assert code == 0
+    before_y, before_z, final = records[3]["graph"], records[4]["graph"], records[5]["graph"]
+    assert before_y == {"nodes": [], "edges": [], "roots": {}}
+    names = {n["id"]: (n["name"], n["variable"]) for n in before_z["nodes"]}
+    mul = before_z["roots"]["y"]
+    assert names[mul] == ("MulBackward0", None)
+    assert sorted(names[to] for _, to, _ in before_z["edges"]) == [("AccumulateGrad", "w"), ("AccumulateGrad", "x")]
+    assert final["roots"]["y"] == mul  # the same node keeps its id
+    total = final["roots"]["z"]
+    assert [total, mul, 0] in final["edges"]
+    assert {n["name"] for n in final["nodes"]} == {"MulBackward0", "AccumulateGrad", "SumBackward0"}
