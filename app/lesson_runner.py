@@ -128,6 +128,7 @@ class LessonRunner:
         self.snapshots = SnapshotBuilder()
         self.graph = GraphTracker(self.snapshots.summarizer.tensors)
         self._frame_actions: dict[int, AutogradActions] = {}
+        self.recording = 0
         self.tracer: Tracer | None = None
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
@@ -163,6 +164,7 @@ class LessonRunner:
                 break
             if isinstance(message, m.Pause):
                 pause = True
+                self.recording = 0
             elif isinstance(message, m.SetBreakpoints):
                 self.tracer.set_breakpoints(message.file, message.lines)
             elif isinstance(message, m.Request):
@@ -273,7 +275,23 @@ class LessonRunner:
     def _pause(self, frame: FrameType, event: str, arg: Any) -> tuple[str, str | None, int | None]:
         self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
         resume = self._serve_pause(event, arg)
+        if resume.action == "record":
+            self.recording = resume.limit if resume.limit is not None else 10**9
+            return "step_into", None, None
         return resume.action, resume.file, resume.line
+
+    def _keep_recording(self) -> bool:
+        """In record mode, whether this pause is reported and passed at once (no Pause arrived)."""
+        if self.recording <= 0:
+            return False
+        self.recording -= 1
+        try:
+            message = self.inbox.get_nowait()
+        except queue.Empty:
+            return True
+        self.inbox.put(message)  # the command loop answers it; any command ends the recording
+        self.recording = 0
+        return False
 
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None) -> m.Resume:
         self.paused = True
@@ -289,7 +307,10 @@ class LessonRunner:
                 if self.tracer.condition_error is not None:
                     snapshot["condition_error"] = self.tracer.condition_error
                     self.tracer.condition_error = None
+                snapshot["recording"] = self._keep_recording()
                 self.channel.send(m.Paused(snapshot))
+                if snapshot["recording"]:
+                    return m.Resume("step_into")
                 return self._command_loop()
         finally:
             self._flush()

@@ -31,11 +31,16 @@ class Run:
 
 @dataclass
 class Resume:
-    """Leave the current pause: ``action`` is step_into, step_over, step_out, continue or run_to."""
+    """Leave the current pause: ``action`` is step_into, step_over, step_out, continue, run_to or record.
+
+    ``record`` steps into every event and reports each pause without waiting for the app,
+    for ``limit`` pauses (or until a :class:`Pause` arrives), then pauses for real.
+    """
 
     action: str
     file: str | None = None
     line: int | None = None
+    limit: int | None = None
 
 
 @dataclass

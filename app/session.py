@@ -139,6 +139,14 @@ class Session:
         """Continue to ``line`` of ``file`` (the lesson by default), or to an earlier breakpoint."""
         self._resume(m.Resume("run_to", file or self.path, line))
 
+    def record(self, limit: int | None = None) -> None:
+        """Step into every event, reporting each pause without stopping, for ``limit`` pauses.
+
+        Snapshots marked ``"recording": True`` are passed; the run pauses for real after the
+        limit, at a breakpoint-free end of the run, or as soon as :meth:`pause` is called.
+        """
+        self._resume(m.Resume("record", limit=limit))
+
     def pause(self) -> None:
         """Ask a running lesson to pause at its next traced line."""
         with self._lock:
@@ -213,7 +221,7 @@ class Session:
             if isinstance(message, m.Ready):
                 return
             if isinstance(message, m.Paused):
-                self.state = PAUSED
+                self.state = RUNNING if message.snapshot.get("recording") else PAUSED
                 self.snapshot = message.snapshot
                 self._emit(message)
                 self._refill_spare()

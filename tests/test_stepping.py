@@ -220,3 +220,38 @@ def test_restart_gives_a_fresh_interpreter(session, events, lesson):
     assert events.end().status == "ok"
     assert session._process.pid != first_pid
     assert events.output("stdout") == "fresh\nfresh\n"
+
+
+def test_record_reports_every_step_without_waiting_then_pauses(session, events, lesson):
+    path = lesson("""
+    total = 0
+    for i in range(5):
+        total += i
+    done = total
+    """)
+    session.start(path)
+    events.pause()
+    session.record(limit=6)
+    recorded = [events.pause() for _ in range(7)]
+    assert [s["recording"] for s in recorded] == [True] * 6 + [False]
+    assert [s["line"] for s in recorded] == [2, 3, 2, 3, 2, 3, ][:6] + [2]
+    assert recorded[-1]["vars"]["total"]["value"] == 3 and session.state == "paused"
+
+
+def test_pause_ends_a_recording_of_an_endless_loop(session, events, lesson):
+    path = lesson("""
+    n = 0
+    while True:
+        n += 1
+    """)
+    session.start(path)
+    events.pause()
+    session.record()
+    for _ in range(50):
+        assert events.pause()["recording"]
+    session.pause()
+    while events.pause()["recording"]:
+        pass
+    assert session.state == "paused"
+    session.step_into()
+    assert not events.pause()["recording"]
