@@ -101,6 +101,7 @@ class LessonInfo:
     order: int
     title: dict[str, str]
     summary: dict[str, str]
+    error: str | None = None
 
     @property
     def stem(self) -> str:
@@ -236,10 +237,8 @@ def lesson_order(path: str | os.PathLike) -> int | None:
 def list_lessons(folder: str | os.PathLike) -> list[LessonInfo]:
     """The lessons in ``folder`` (files named ``NN_topic.py``), sorted by their number.
 
-    Raises
-    ------
-    LessonFormatError
-        When a lesson file does not parse; the message names the file.
+    A file that does not parse is still listed, titled with its file name, with ``error``
+    saying what is wrong, so a teacher sees the problem instead of a missing lesson.
     """
     infos: list[LessonInfo] = []
     for path in Path(folder).glob("*.py"):
@@ -248,8 +247,11 @@ def list_lessons(folder: str | os.PathLike) -> list[LessonInfo]:
             continue
         try:
             lesson = parse_lesson(path)
-        except LessonFormatError as exc:
-            raise LessonFormatError(f"{path.name}: {exc}") from exc
+        except (LessonFormatError, OSError, UnicodeDecodeError) as exc:
+            infos.append(LessonInfo(path=path, order=order, title={"en": path.stem, "zh": path.stem},
+                                    summary={"en": f"cannot read its notes: {exc}", "zh": f"无法读取笔记：{exc}"},
+                                    error=str(exc)))
+            continue
         infos.append(LessonInfo(path=path, order=order, title=lesson.title, summary=lesson.summary))
     infos.sort(key=lambda info: (info.order, info.path.name))
     return infos

@@ -139,11 +139,13 @@ def test_list_lessons_sorts_by_number_and_skips_other_files(tmp_path):
     assert infos[0].title["zh"] == "小课" and infos[0].summary["en"] == "A summary in one line."
 
 
-def test_list_lessons_names_the_broken_file(tmp_path):
+def test_list_lessons_lists_a_broken_file_with_its_error(tmp_path):
     (tmp_path / "01_ok.py").write_text(SMALL, encoding="utf-8")
     (tmp_path / "02_bad.py").write_text("# %%\nx = 1\n", encoding="utf-8")
-    with pytest.raises(LessonFormatError, match="02_bad.py"):
-        list_lessons(tmp_path)
+    ok, bad = list_lessons(tmp_path)
+    assert ok.error is None
+    assert bad.stem == "02_bad" and bad.title["en"] == "02_bad" and "notes" in bad.error
+    assert bad.summary["en"].startswith("cannot read its notes")
 
 
 def test_the_parser_imports_neither_torch_nor_qt():

@@ -1,0 +1,73 @@
+"""Where a learner's code lives: bundled lessons, their editable copies, and autosaves.
+
+Editing a bundled lesson never touches the original: the edit goes to a copy in the
+user's data folder, which is what runs from then on, until "Revert to original".
+Plain Python, so the rules are tested without Qt.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+LESSONS_DIR = Path(__file__).resolve().parent.parent / "lessons"
+
+
+class Workspace:
+    """Maps files the user opens to the files that are edited and run.
+
+    Parameters
+    ----------
+    data_dir
+        The user's data folder; copies of edited lessons go to ``data_dir/lessons``.
+    lessons_dir
+        The bundled lessons.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike, lessons_dir: str | os.PathLike = LESSONS_DIR) -> None:
+        self.data_dir = Path(data_dir)
+        self.lessons_dir = Path(lessons_dir).resolve()
+
+    def is_bundled(self, path: str | os.PathLike) -> bool:
+        """Whether ``path`` is one of the bundled lessons."""
+        return Path(path).resolve().parent == self.lessons_dir
+
+    def copy_path(self, original: str | os.PathLike) -> Path:
+        """Where the editable copy of a bundled lesson lives."""
+        return self.data_dir / "lessons" / Path(original).name
+
+    def open_path(self, path: str | os.PathLike) -> Path:
+        """The file to show for ``path``: a bundled lesson's copy when the learner has edited it."""
+        path = Path(path).resolve()
+        if self.is_bundled(path) and self.copy_path(path).is_file():
+            return self.copy_path(path)
+        return path
+
+    def original_of(self, path: str | os.PathLike) -> Path | None:
+        """The bundled lesson a copy was made from, or None when ``path`` is not such a copy."""
+        path = Path(path).resolve()
+        if path.parent == (self.data_dir / "lessons").resolve():
+            original = self.lessons_dir / path.name
+            return original if original.is_file() else None
+        return None
+
+    def save_target(self, path: str | os.PathLike) -> Path:
+        """The file an edit of ``path`` is written to (never a bundled original)."""
+        return self.copy_path(path) if self.is_bundled(path) else Path(path)
+
+    def save(self, path: str | os.PathLike, text: str) -> Path:
+        """Write the learner's text for ``path``; returns the file written."""
+        target = self.save_target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)  # never a half-written lesson, even if the app dies mid-write
+        return target
+
+    def revert(self, path: str | os.PathLike) -> Path:
+        """Drop the learner's copy of a bundled lesson; returns the original."""
+        original = self.original_of(path) or Path(path).resolve()
+        copy = self.copy_path(original)
+        if copy.is_file():
+            copy.unlink()
+        return original

@@ -1,0 +1,261 @@
+"""The backward panel on real autograd results: root picker, requests, .grad table, error card, replay."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+
+from app.autograd_actions import AutogradActions
+from app.autograd_graph import GraphTracker
+from app.summaries import Summarizer
+from widgets.backward_panel import ACCUMULATED_NOTE, FREED_NOTE, BackwardPanel, value_text
+
+
+class Frame:
+    """A paused frame made of real tensors, with the engine's actions and a snapshot's ``vars``."""
+
+    def __init__(self, **values) -> None:
+        self.namespace = {"torch": torch, **values}
+        self.actions = AutogradActions(self.namespace, self.namespace, Summarizer())
+
+    def vars(self) -> dict:
+        summarizer = Summarizer()
+        return {name: summarizer.summarize(value) for name, value in self.namespace.items() if name != "torch"}
+
+    def graph(self) -> dict:
+        tracker = GraphTracker(Summarizer().tensors)
+        tracker.update(self.namespace)
+        return tracker.full()
+
+
+def linear_frame() -> Frame:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    c = torch.tensor([5.0, 6.0])
+    y = x * w
+    loss = y.sum()
+    return Frame(x=x, w=w, c=c, y=y, loss=loss, n=3)
+
+
+@pytest.fixture
+def panel(qtbot) -> BackwardPanel:
+    widget = BackwardPanel()
+    qtbot.addWidget(widget)
+    widget.resize(600, 520)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def roots(panel: BackwardPanel) -> list[str]:
+    return [panel.root_combo.itemText(i) for i in range(panel.root_combo.count())]
+
+
+def table_rows(panel: BackwardPanel) -> dict[str, tuple[str, str]]:
+    table = panel.table
+    return {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
+            for r in range(table.rowCount())}
+
+
+def test_root_picker_offers_tensors_with_grad_fn_or_requires_grad(panel):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    assert roots(panel) == ["x", "w", "y", "loss"]  # c needs no grad, n is not a tensor
+    assert panel.root_combo.currentText() == "loss"  # the last scalar an operation computed
+    assert panel.root_info.text().startswith("scalar")
+    assert not panel.gradient_combo.isEnabled()
+    assert panel.vjp_label.isHidden()
+
+    panel.root_combo.setCurrentText("y")
+    frame.namespace["z"] = frame.namespace["y"] * 2
+    panel.set_snapshot(frame.vars())
+    assert panel.root_combo.currentText() == "y"  # the choice survives a new pause
+    assert "z" in roots(panel)
+
+
+def test_non_scalar_root_explains_the_vector_jacobian_product(panel, qtbot):
+    panel.set_snapshot(linear_frame().vars())
+    panel.root_combo.setCurrentText("y")
+    assert panel.root_info.text().startswith("[2], not a scalar")
+    assert panel.vjp_label.isVisible()
+    assert "vector-Jacobian product" in panel.vjp_label.text()
+    assert panel.gradient_combo.isEnabled()
+    assert panel.gradient_combo.currentText() == "ones_like(y)"
+
+    with qtbot.waitSignal(panel.backward_requested) as sent:
+        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+    assert sent.args[0]["gradient"] == "torch.ones_like(y)"
+
+    panel.gradient_combo.setCurrentIndex(1)  # an expression of the learner's
+    assert panel.gradient_edit.isEnabled()
+    qtbot.keyClicks(panel.gradient_edit, "torch.tensor([1., 0.])")
+    with qtbot.waitSignal(panel.preview_requested) as sent:
+        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+    assert sent.args[0]["gradient"] == "torch.tensor([1., 0.])"
+
+
+def test_preview_button_emits_the_chosen_params(panel, qtbot):
+    panel.set_snapshot(linear_frame().vars())
+    assert "changes nothing" in panel.preview_button.toolTip()
+    assert "for real" in panel.backward_button.toolTip()
+    qtbot.mouseClick(panel.retain_check, Qt.LeftButton)
+    with qtbot.waitSignal(panel.preview_requested) as sent:
+        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+    assert sent.args == [{"root": "loss", "gradient": None, "retain_graph": True, "create_graph": False}]
+
+
+def test_real_backward_shows_pytorchs_grads_and_their_accumulation(panel):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    panel.show_result("backward", frame.actions.run_backward("loss", retain_graph=True))
+    w, x = frame.namespace["w"], frame.namespace["x"]
+    rows = table_rows(panel)
+    assert rows["w"] == ("None", value_text(Summarizer().summarize(w.grad)))
+    assert rows["w"][1] == "[1, 2]" and w.grad.tolist() == [1.0, 2.0]
+    assert rows["x"][1] == "[3, 4]" and x.grad.tolist() == [3.0, 4.0]
+    assert ACCUMULATED_NOTE not in panel.notes.text()
+
+    panel.show_result("backward", frame.actions.run_backward("loss"))
+    assert table_rows(panel)["w"] == ("[1, 2]", "[2, 4]")  # adds up, as PyTorch does
+    assert w.grad.tolist() == [2.0, 4.0]
+    assert ACCUMULATED_NOTE in panel.notes.text()
+    assert FREED_NOTE in panel.notes.text()
+    assert panel.card.isHidden()
+
+
+def test_preview_shows_what_the_gradients_would_be_and_changes_nothing(panel):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    panel.show_result("preview", frame.actions.preview_gradients("y"))
+    assert table_rows(panel)["x"][1] == "[3, 4]"
+    assert panel.table.isColumnHidden(1)
+    assert panel.table.horizontalHeaderItem(2).text() == "gradient would be"
+    assert "vector-Jacobian product" in panel.notes.text()
+    assert frame.namespace["x"].grad is None
+
+
+def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtbot):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    panel.show_result("backward", frame.actions.run_backward("loss"))
+    with pytest.raises(RuntimeError) as raised:
+        frame.namespace["loss"].backward()
+    pytorch_says = str(raised.value)
+    result = frame.actions.run_backward("loss")
+    panel.show_result("backward", result)
+
+    assert panel.card.isVisible()
+    assert panel.card.message.text() == pytorch_says
+    assert panel.card.message.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
+    assert panel.card.explanation.text() == result["error"]["explanation"]
+    assert "retain_graph=True" in panel.card.fix.text()
+    assert panel.card.lesson_link.text() == "Open lesson 09: retain_graph"
+    with qtbot.waitSignal(panel.lesson_requested) as asked:
+        qtbot.mouseClick(panel.card.lesson_link, Qt.LeftButton)
+    assert asked.args == ["09_retain_graph"]
+
+    # Still usable: a fresh forward and a backward clear the card.
+    frame.namespace["loss"] = (frame.namespace["x"] ** 2).sum()
+    panel.set_snapshot(frame.vars())
+    assert panel.backward_button.isEnabled()
+    panel.show_result("backward", frame.actions.run_backward("loss"))
+    assert panel.card.isHidden()
+    assert table_rows(panel)["x"] == ("[3, 4]", "[5, 8]")
+
+
+def test_replay_steps_through_every_node_in_order(panel, qtbot):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    panel.set_graph(frame.graph())
+    result = frame.actions.run_backward("loss")
+    panel.show_result("backward", result)
+    replay = result["replay"]
+    assert [e["name"] for e in replay] == ["SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
+    assert panel.replay_position() == -1
+
+    ids, steps, texts = [], [], []
+    panel.active_node_changed.connect(ids.append)
+    panel.replay_step.connect(steps.append)
+    for _ in replay:
+        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+        texts.append(panel.step_label.text())
+    assert ids == [e["id"] for e in replay]
+    assert steps == replay
+    assert texts[1] == "2/4 MulBackward0: receives grad [1, 1] from its output, sends [3, 4] to x and [1, 2] to w"
+    leaf_texts = sorted(texts[2:])
+    assert leaf_texts == ["3/4 AccumulateGrad: w.grad becomes [1, 2]", "4/4 AccumulateGrad: x.grad becomes [3, 4]"] \
+        or leaf_texts == ["3/4 AccumulateGrad: x.grad becomes [3, 4]", "4/4 AccumulateGrad: w.grad becomes [1, 2]"]
+    qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+    assert ids[-1] == -1 and panel.replay_position() == len(replay)
+    assert panel.step_label.text().startswith("Done")
+
+    qtbot.mouseClick(panel.back_button, Qt.LeftButton)
+    assert ids[-1] == replay[-1]["id"] and panel.replay_position() == len(replay) - 1
+
+
+def test_playing_reaches_the_end_on_the_timer(panel, qtbot):
+    frame = linear_frame()
+    panel.set_snapshot(frame.vars())
+    result = frame.actions.run_backward("loss")
+    panel.show_result("backward", result)
+    panel.speed_slider.setValue(panel.speed_slider.maximum())
+    assert panel.speed_label.text() == "10 nodes/s"
+
+    ids = []
+    panel.active_node_changed.connect(ids.append)
+    with qtbot.waitSignal(panel.active_node_changed, timeout=5000, check_params_cb=lambda i: i == -1):
+        qtbot.mouseClick(panel.play_button, Qt.LeftButton)
+    assert ids == [e["id"] for e in result["replay"]] + [-1]
+    assert not panel.is_playing()
+    assert panel.replay_position() == len(result["replay"])
+
+
+def test_grad_form_emits_lists_and_a_second_derivative_works(panel, qtbot):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    frame = Frame(x=x, y=(x**3).sum())
+    panel.tabs.setCurrentIndex(1)
+    qtbot.keyClicks(panel.outputs_edit, "y")
+    qtbot.keyClicks(panel.inputs_edit, "x, torch.ones(2, requires_grad=True)")
+    qtbot.mouseClick(panel.grad_create_check, Qt.LeftButton)
+    qtbot.mouseClick(panel.allow_unused_check, Qt.LeftButton)
+    with qtbot.waitSignal(panel.grad_requested) as sent:
+        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+    assert sent.args == [{"outputs": ["y"], "inputs": ["x", "torch.ones(2, requires_grad=True)"],
+                          "grad_outputs": None, "create_graph": True, "allow_unused": True}]
+
+    frame.actions.autograd_grad(["y"], ["x"], create_graph=True)
+    panel.outputs_edit.setText("_grads[0].sum()")
+    panel.inputs_edit.setText("x")
+    panel.grad_outputs_edit.setText("torch.ones(())")
+    with qtbot.waitSignal(panel.grad_requested) as sent:
+        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+    params = sent.args[0]
+    assert params["grad_outputs"] == ["torch.ones(())"]
+    result = frame.actions.autograd_grad(params["outputs"], params["inputs"], params["grad_outputs"])
+    panel.show_result("grad", result)
+    assert table_rows(panel)["x"][1] == "[6, 12]"  # d²(x³)/dx² = 6x
+    assert "_grads[0]" in panel.notes.text()
+
+
+def test_requests_are_off_while_the_lesson_runs(panel, qtbot):
+    panel.set_snapshot(linear_frame().vars())
+    panel.set_enabled_for_state(False)
+    assert not panel.preview_button.isEnabled() and not panel.backward_button.isEnabled()
+    assert not panel.grad_button.isEnabled()
+    assert "not paused" in panel.state_label.text() and panel.state_label.isVisible()
+    assert "paused" in panel.backward_button.toolTip()
+    panel.set_enabled_for_state(True)
+    assert panel.backward_button.isEnabled() and panel.state_label.isHidden()
+
+    panel.clear()
+    assert roots(panel) == [] and not panel.backward_button.isEnabled()
+    assert panel.replay_bar.isHidden()
+
+
+def test_value_text_is_compact():
+    summarize = Summarizer().summarize
+    assert value_text(summarize(torch.tensor(3.5))) == "3.5"
+    assert value_text(summarize(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))) == "[[1, 2], [3, 4]]"
+    big = value_text(summarize(torch.zeros(64, 32)))
+    assert big.startswith("[64, 32] μ=0")

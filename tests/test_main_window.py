@@ -1,0 +1,221 @@
+"""The main window on a real session: what a learner does with the keyboard and mouse, and what they see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.session import Session
+from app.workspace import Workspace
+from widgets import settings
+from widgets.main_window import MainWindow
+
+STEPS = '''import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = x * 3
+with torch.no_grad():
+    z = y * 2
+total = y.sum()
+print("total", total.item())
+'''
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings.use_file(str(tmp_path / "settings.ini"))
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01_steps.py").write_text(STEPS, encoding="utf-8")
+    session = Session(warm_spare=False)
+    win = MainWindow(session, Workspace(tmp_path / "data", lessons), lessons)
+    qtbot.addWidget(win)
+    win.show()
+    win.open_file(lessons / "01_steps.py")
+    yield win
+    win.close()
+    session.close()
+    settings.use_file(None)
+
+
+def press(qtbot, win, key, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(win.code_view, key, modifier)
+
+
+def wait_paused(qtbot, win, line=None, timeout=30_000):
+    def check():
+        assert win.session.state == "paused"
+        assert win._last_snapshot is not None
+        if line is not None:
+            assert win._last_snapshot["line"] == line
+
+    qtbot.waitUntil(check, timeout=timeout)
+    return win._last_snapshot
+
+
+def wait_ended(qtbot, win, timeout=30_000):
+    qtbot.waitUntil(lambda: win.session.state == "ended" and win._end is not None, timeout=timeout)
+    return win._end
+
+
+def variable_names(win) -> list[str]:
+    model = win.variables_view.model
+    return [model.index(r, 0).data() for r in range(model.rowCount())]
+
+
+def test_stepping_with_the_shortcuts_moves_the_line_and_shows_variables(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    assert "Paused" in window.state_label.text() and window.step_label.text() == "step 1"
+    for line in (2, 3):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    assert variable_names(window) == ["x"]
+    assert window.code_view.set_current_line  # the view shows the line being run
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 4)
+    assert variable_names(window) == ["x", "y"]
+    assert window.grad_label.text().strip() == "grad enabled"
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 5)
+    assert window.grad_label.text().strip() == "no_grad"  # the mode flips inside the with block
+    assert not window.act_pause.isEnabled() and window.act_step_out.isEnabled()
+    press(qtbot, window, Qt.Key.Key_F5)
+    ended = wait_ended(qtbot, window)
+    assert ended.status == "ok"
+    qtbot.waitUntil(lambda: "total 9.0" in window.console.output.toPlainText())
+    assert "Finished" in window.state_label.text()
+    assert window.act_start.isEnabled() and not window.act_stop.isEnabled()
+
+
+def test_breakpoint_from_the_keyboard_then_continue_to_it(qtbot, window):
+    window.code_view.go_to_line(6)
+    press(qtbot, window, Qt.Key.Key_F9)
+    assert window.code_view.breakpoints() == {6: None}
+    press(qtbot, window, Qt.Key.Key_F5)
+    snapshot = wait_paused(qtbot, window, 6)
+    assert snapshot["vars"]["z"]["requires_grad"] is False and snapshot["vars"]["y"]["requires_grad"] is True
+    window.stop()
+    assert wait_ended(qtbot, window).status == "stopped"
+
+
+def test_run_to_cursor_from_a_stopped_lesson(qtbot, window):
+    window.code_view.go_to_line(5)
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_paused(qtbot, window, 5)
+    assert window.code_view.breakpoints() == {}  # the cursor's line is not left as a breakpoint
+
+
+def test_edit_a_bundled_lesson_and_run_the_copy(qtbot, window, tmp_path):
+    original = tmp_path / "lessons" / "01_steps.py"
+    editor = window.code_view
+    editor.go_to_line(3)  # y = x * 3
+    qtbot.keyClick(editor, Qt.Key.Key_End)
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(editor, "5")
+    assert editor.source() == STEPS.replace("x * 3", "x * 5") and window.isWindowModified()
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_ended(qtbot, window)
+    qtbot.waitUntil(lambda: "total 15.0" in window.console.output.toPlainText())
+    copy = tmp_path / "data" / "lessons" / "01_steps.py"
+    assert copy.read_text(encoding="utf-8").count("x * 5") == 1
+    assert original.read_text(encoding="utf-8") == STEPS  # the bundled lesson is untouched
+    assert window.path == copy and window.act_revert.isEnabled()
+
+
+def test_stop_ends_an_endless_lesson_and_the_window_stays_usable(qtbot, window, tmp_path):
+    endless = tmp_path / "endless.py"
+    endless.write_text("n = 0\nwhile True:\n    n += 1\n", encoding="utf-8")
+    window.open_file(endless)
+    press(qtbot, window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.act_pause.isEnabled())
+    assert window.code_view.isReadOnly()
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ShiftModifier)
+    assert wait_ended(qtbot, window).status == "stopped"
+    assert not window.code_view.isReadOnly() and "Stopped" in window.state_label.text()
+
+
+def test_a_crashing_lesson_is_reported_and_the_next_run_works(qtbot, window, tmp_path):
+    crash = tmp_path / "crash.py"
+    crash.write_text("import ctypes\nctypes.string_at(0)\n", encoding="utf-8")
+    window.open_file(crash)
+    press(qtbot, window, Qt.Key.Key_F5)
+    ended = wait_ended(qtbot, window)
+    assert ended.status == "crashed"
+    assert "crashed (SIGSEGV)" in window.state_label.text()
+    qtbot.waitUntil(lambda: "crashed" in window.console.output.toPlainText())
+    window.open_file(tmp_path / "lessons" / "01_steps.py")
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+
+
+def test_an_error_pauses_post_mortem_and_marks_the_line(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import torch\na = torch.ones(2, 3)\nb = a @ a\n", encoding="utf-8")
+    window.open_file(bad)
+    press(qtbot, window, Qt.Key.Key_F5)
+    snapshot = wait_paused(qtbot, window, 3)
+    assert snapshot["post_mortem"]
+    assert "Error: RuntimeError on line 3" in window.state_label.text()
+    qtbot.waitUntil(lambda: "RuntimeError" in window.console.output.toPlainText())
+    press(qtbot, window, Qt.Key.Key_F5)
+    assert wait_ended(qtbot, window).status == "error"
+
+
+def test_selecting_a_large_tensor_fills_the_inspector_with_all_its_values(qtbot, window, tmp_path):
+    big = tmp_path / "big.py"
+    big.write_text("import torch\nm = torch.arange(200 * 300, dtype=torch.float32).reshape(200, 300)\ndone = 1\n",
+                   encoding="utf-8")
+    window.open_file(big)
+    window.code_view.go_to_line(3)
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_paused(qtbot, window, 3)
+    view = window.variables_view
+    index = view.model.index_for_path(view.model.paths()[0])
+    view.tree.setCurrentIndex(index)
+    model = window.inspector.value_panel.model
+    qtbot.waitUntil(lambda: model.rowCount() == 200 and model.columnCount() == 300)
+    qtbot.waitUntil(lambda: model.index(199, 299).data() == "6e+04" or model.index(199, 299).data() == "59999")
+
+
+def test_console_evaluates_in_the_paused_frame(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    window.code_view.go_to_line(4)
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_paused(qtbot, window, 4)
+    qtbot.keyClicks(window.console.input, "y.grad_fn")
+    qtbot.keyClick(window.console.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "MulBackward0" in window.console.output.toPlainText())
+
+
+def test_layout_and_language_are_saved_and_restored(qtbot, tmp_path):
+    settings.use_file(str(tmp_path / "settings.ini"))
+    try:
+        first = MainWindow(Session(warm_spare=False), Workspace(tmp_path / "data"))
+        qtbot.addWidget(first)
+        first.show()
+        first.docks["watch"].hide()
+        first.set_language("zh")
+        first.resize(760, 720)
+        first.close()
+        second = MainWindow(Session(warm_spare=False), Workspace(tmp_path / "data"))
+        qtbot.addWidget(second)
+        second.show()
+        assert second.docks["watch"].isHidden() and second.language == "zh"
+        assert (second.size().width(), second.size().height()) == (760, 720)
+        second.reset_layout()
+        assert not second.docks["watch"].isHidden()
+        second.close()
+    finally:
+        settings.use_file(None)
+
+
+def test_unusable_file_says_why_and_keeps_the_current_one(qtbot, window, tmp_path):
+    latin = tmp_path / "latin.py"
+    latin.write_bytes("s = 'caf\xe9'\n".encode("latin-1"))
+    before = window.path
+    assert not window.open_file(latin)
+    assert window.path == before and "not UTF-8" in window.state_label.text()
+    assert Path(window.code_view.path()) == before

@@ -1,0 +1,277 @@
+"""The variables view on summaries of real PyTorch values: what the learner sees in the tree and can do with it."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu  # noqa: E402
+from torch import nn  # noqa: E402
+
+from app.summaries import Summarizer  # noqa: E402
+from widgets.variables_view import (  # noqa: E402
+    ALARM_RED,
+    DEVICE,
+    DTYPE,
+    GRAD,
+    GRAD_FN,
+    HEADERS,
+    IS_LEAF,
+    NAME,
+    REQUIRES_GRAD,
+    SHAPE,
+    SUMMARY_ROLE,
+    VALUE,
+    VERSION,
+    VariablesView,
+)
+
+
+class Frame:
+    """Summarises values as the lesson process does, and sends them across a (pickled) process boundary."""
+
+    def __init__(self) -> None:
+        self.summarizer = Summarizer()
+
+    def __call__(self, **values: Any) -> dict[str, Any]:
+        return pickle.loads(pickle.dumps({k: self.summarizer.summarize(v) for k, v in values.items()}))
+
+
+@pytest.fixture
+def frame() -> Frame:
+    return Frame()
+
+
+@pytest.fixture
+def view(qtbot):
+    widget = VariablesView()
+    qtbot.addWidget(widget)
+    widget.resize(1100, 500)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def cell(view: VariablesView, path: str, column: int, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    index = view.model.index_for_path(path)
+    assert index.isValid(), f"no row {path!r}; rows: {view.model.paths()}"
+    return index.siblingAtColumn(column).data(role)
+
+
+def row_names(view: VariablesView) -> list[str]:
+    model = view.model
+    return [model.index(r, 0).data() for r in range(model.rowCount())]
+
+
+def click_row(qtbot, view: VariablesView, path: str) -> None:
+    index = view.model.index_for_path(path)
+    view.tree.scrollTo(index)
+    qtbot.mouseClick(view.tree.viewport(), Qt.MouseButton.LeftButton, pos=view.tree.visualRect(index).center())
+
+
+def test_a_tensor_is_one_dense_row_with_every_flag(view, frame):
+    x = torch.tensor([[0.5, -1.25, 3.0], [1.0, 2.0, 4.0]], requires_grad=True)
+    y = x * 2
+    view.set_snapshot(frame(x=x, y=y, n=3, name="adam"), {})
+
+    value = cell(view, ":x", VALUE)
+    assert value == "tensor[2, 3] f32 μ=1.54 σ=1.87 [0.5, -1.25, 3, 1, …]"
+    assert [cell(view, ":x", c) for c in (SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION)] == \
+        ["[2, 3]", "float32", "cpu", "True", "True", "None", "none", "0"]
+    assert [cell(view, ":y", c) for c in (IS_LEAF, GRAD_FN, GRAD)] == ["False", "MulBackward0", "non-leaf"]
+    assert cell(view, ":n", VALUE) == "3" and cell(view, ":name", VALUE) == "'adam'"
+    assert cell(view, ":n", SHAPE) == ""
+
+
+def test_every_flag_is_explained_in_one_sentence(view, frame):
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+    view.set_snapshot(frame(x=x, y=y), {})
+    tip = Qt.ItemDataRole.ToolTipRole
+    assert cell(view, ":x", REQUIRES_GRAD, tip) == \
+        "autograd records operations on this tensor so gradients can flow back to it"
+    assert cell(view, ":x", IS_LEAF, tip) == \
+        "created by you, not by an operation: backward() stores its gradient in .grad"
+    assert cell(view, ":y", GRAD_FN, tip) == "the autograd node that made this tensor; backward() starts here"
+    assert "retain_grad()" in cell(view, ":y", GRAD, tip)
+    assert "in-place" in cell(view, ":x", VERSION, tip)
+    assert all(view.model.headerData(c, Qt.Orientation.Horizontal, tip) for c in range(len(HEADERS)))
+
+
+def test_nan_and_inf_turn_the_value_red_with_a_badge(view, frame):
+    bad = torch.tensor([1.0, float("nan"), float("inf"), float("nan")])
+    view.set_snapshot(frame(bad=bad, good=torch.ones(2)), {})
+    assert "NaN×2 Inf×1" in cell(view, ":bad", VALUE)
+    assert cell(view, ":bad", VALUE, Qt.ItemDataRole.ForegroundRole) == ALARM_RED
+    assert "NaN (not a number)" in cell(view, ":bad", VALUE, Qt.ItemDataRole.ToolTipRole)
+    assert cell(view, ":good", VALUE, Qt.ItemDataRole.ForegroundRole) is None
+
+
+def test_modules_lists_dicts_and_packed_sequences_expand_to_what_evaluates_to_each_item(view, frame):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 2)
+    net = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+    xs = [torch.zeros(2), torch.ones(3)]
+    d = {"k": torch.ones(1), "lr": 0.1}
+    packed = nn.utils.rnn.pack_sequence([torch.ones(3), torch.ones(2)])
+    view.set_snapshot(frame(model=model, net=net, xs=xs, d=d, packed=packed), {})
+    paths = view.model.paths()
+    for expected in (":model.weight", ":model.bias", ":net[0].weight", ":xs[0]", ":xs[1]", ":d['k']", ":d['lr']",
+                     ":packed.data", ":packed.batch_sizes"):
+        assert expected in paths
+    assert cell(view, ":model.weight", VALUE).startswith("Parameter[2, 3] f32")
+    assert cell(view, ":model", VALUE).startswith("Linear(in_features=3, out_features=2, bias=True) · 2 tensors")
+    assert cell(view, ":xs", VALUE) == "list · 2 items"
+    assert cell(view, ":d['lr']", VALUE) == "0.1"
+
+
+def test_choosing_a_tensor_row_emits_its_expression_and_summary(qtbot, view, frame):
+    model = nn.Linear(3, 2)
+    xs = [torch.zeros(2), torch.arange(3.0)]
+    view.set_snapshot(frame(model=model, xs=xs, n=1), {})
+
+    click_row(qtbot, view, ":xs")
+    qtbot.keyClick(view.tree, Qt.Key.Key_Right)  # expand
+    with qtbot.waitSignal(view.tensor_selected) as blocker:
+        qtbot.keyClick(view.tree, Qt.Key.Key_Down)
+    assert blocker.args[0] == "xs[0]" and blocker.args[1]["shape"] == [2]
+    with qtbot.waitSignal(view.tensor_selected) as blocker:
+        qtbot.keyClick(view.tree, Qt.Key.Key_Down)
+    assert blocker.args[0] == "xs[1]" and blocker.args[1]["values"].tolist() == [0.0, 1.0, 2.0]
+
+    view.tree.expandAll()
+    with qtbot.waitSignal(view.tensor_selected) as blocker:
+        click_row(qtbot, view, ":model.weight")
+    assert blocker.args[0] == "model.weight" and blocker.args[1]["type"] == "Parameter"
+    with qtbot.assertNotEmitted(view.tensor_selected):
+        click_row(qtbot, view, ":n")
+
+
+def test_what_changed_since_the_last_pause_is_tinted_and_says_what(view, frame):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.zeros(3)
+    h = x * 2
+    xs = [torch.zeros(1), torch.ones(1)]
+    view.set_snapshot(frame(x=x, w=w, h=h, n=1, same=5, xs=xs), {})
+    assert all(cell(view, p, NAME, Qt.ItemDataRole.BackgroundRole) is None for p in view.model.paths())
+
+    h = x + 1
+    h.sum().backward()
+    w.add_(1)
+    xs[1] = torch.full((1,), 7.0)
+    view.set_snapshot(frame(x=x, w=w, h=h, n=2, same=5, xs=xs, loss=h.sum()), {})
+
+    def change(path: str) -> str:
+        assert cell(view, path, VALUE, Qt.ItemDataRole.BackgroundRole) is not None, path
+        assert cell(view, path, NAME, Qt.ItemDataRole.FontRole).bold()
+        return cell(view, path, NAME, Qt.ItemDataRole.ToolTipRole).split("Changed since the last pause: ")[1]
+
+    assert change(":x") == ".grad appeared"
+    assert change(":w") == "changed in place (_version 1)"
+    assert change(":h") == "new value; new grad_fn: AddBackward0"
+    assert change(":n") == "new value"
+    assert change(":loss") == "new name"
+    assert change(":xs[1]") == "new value"
+    assert change(":xs") == "changed inside: xs[1]"
+    assert cell(view, ":same", NAME, Qt.ItemDataRole.BackgroundRole) is None
+    assert cell(view, ":xs[0]", NAME, Qt.ItemDataRole.BackgroundRole) is None
+
+
+def test_another_frame_or_run_marks_nothing_changed(view, frame):
+    view.set_snapshot(frame(n=1), {})
+    view.set_snapshot(frame(n=2, m=3), {}, same_frame=False)
+    assert cell(view, ":n", NAME, Qt.ItemDataRole.BackgroundRole) is None
+    assert cell(view, ":m", NAME, Qt.ItemDataRole.BackgroundRole) is None
+
+
+def test_locals_and_globals_are_grouped_apart_except_in_the_module_frame(view, frame):
+    view.set_snapshot(frame(a=1, t=torch.ones(1)), frame(g=2))
+    assert row_names(view) == ["Locals", "Globals"]
+    assert ["Locals:a", "Locals:t", "Globals:g"] == [p for p in view.model.paths() if ":" in p]
+    view.set_snapshot(frame(a=1, g=2), {}, same_frame=False)
+    assert row_names(view) == ["a", "g"]
+    view.clear()
+    assert view.model.rowCount() == 0
+
+
+def test_the_filter_box_matches_names_ignoring_case(qtbot, view, frame):
+    model = nn.Linear(2, 1)
+    view.set_snapshot(frame(x=torch.ones(1), xs=[1, 2], loss=torch.zeros(()), model=model), {})
+    box = view.findChild(QLineEdit, "variables_filter")
+    qtbot.keyClicks(box, "LOS")
+    assert row_names(view) == ["loss"]
+    box.clear()
+    qtbot.keyClicks(box, "x")
+    assert row_names(view) == ["x", "xs"]
+    box.clear()
+    qtbot.keyClicks(box, "Bias")  # a parameter's name keeps its module
+    assert row_names(view) == ["model"]
+    box.clear()
+    assert row_names(view) == ["x", "xs", "loss", "model"]
+
+
+def test_expanded_rows_the_current_row_and_the_scroll_position_survive_a_pause(qtbot, view, frame):
+    values = {f"v{i:03d}": i for i in range(200)}
+    xs = [torch.zeros(2), torch.ones(2)]
+    view.set_snapshot(frame(xs=xs, model=nn.Linear(2, 2), **values), {})
+    view.tree.expand(view.model.index_for_path(":xs"))
+    view.tree.expand(view.model.index_for_path(":model"))
+    click_row(qtbot, view, ":xs[1]")
+    view.tree.verticalScrollBar().setValue(40)
+
+    xs[1] = torch.full((2,), 3.0)
+    with qtbot.assertNotEmitted(view.tensor_selected):
+        view.set_snapshot(frame(xs=xs, model=nn.Linear(2, 2), **values), {})
+
+    assert view.tree.isExpanded(view.model.index_for_path(":xs"))
+    assert view.tree.isExpanded(view.model.index_for_path(":model"))
+    assert view.current_expression() == "xs[1]"
+    assert view.tree.currentIndex().data(SUMMARY_ROLE)["values"].tolist() == [3.0, 3.0]
+    assert view.tree.verticalScrollBar().value() == 40
+
+    view.tree.collapse(view.model.index_for_path(":model"))
+    view.set_snapshot(frame(xs=xs, model=nn.Linear(2, 2), **values), {})
+    assert not view.tree.isExpanded(view.model.index_for_path(":model"))
+
+
+def test_columns_hide_from_the_header_menu_and_the_header_state_restores_them(qtbot, view, frame):
+    view.set_snapshot(frame(x=torch.ones(1)), {})
+    header = view.tree.header()
+    header.customContextMenuRequested.emit(QPoint(20, 5))
+    menu = view.findChild(QMenu, "column_menu")
+    qtbot.waitUntil(menu.isVisible)
+    device = next(a for a in menu.actions() if a.text() == "device")
+    device.trigger()
+    menu.close()
+    assert header.isSectionHidden(DEVICE) and not device.isChecked()
+    view.set_snapshot(frame(x=torch.zeros(1)), {})  # a new model keeps the choice
+    assert header.isSectionHidden(DEVICE)
+
+    other = VariablesView()
+    qtbot.addWidget(other)
+    assert other.restore_header_state(view.header_state())
+    assert other.tree.header().isSectionHidden(DEVICE)
+    assert not next(a for a in other.column_menu.actions() if a.text() == "device").isChecked()
+    assert not other.tree.header().isSectionHidden(GRAD)
+
+
+def test_hovering_a_row_names_its_variable_for_the_graph(qtbot, view, frame):
+    view.set_snapshot(frame(model=nn.Linear(2, 2), x=torch.ones(1)), {})
+    view.tree.expandAll()
+    hovered: list[str] = []
+    view.variable_hovered.connect(hovered.append)
+    viewport = view.tree.viewport()
+    weight = view.tree.visualRect(view.model.index_for_path(":model.weight")).center()
+    qtbot.mouseMove(viewport, weight)
+    qtbot.waitUntil(lambda: hovered[-1:] == ["model"])
+    qtbot.mouseMove(viewport, view.tree.visualRect(view.model.index_for_path(":x")).center())
+    qtbot.waitUntil(lambda: hovered[-1:] == ["x"])
+    qtbot.mouseMove(view.tree.header(), QPoint(5, 5))
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: hovered[-1:] == [""])

@@ -1,0 +1,33 @@
+"""Edits are never lost and bundled lessons are never overwritten."""
+
+from __future__ import annotations
+
+from app.workspace import Workspace
+
+
+def make(tmp_path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "01_a.py").write_text("print('original')\n", encoding="utf-8")
+    return Workspace(tmp_path / "data", lessons), lessons / "01_a.py"
+
+
+def test_editing_a_bundled_lesson_writes_a_copy_and_revert_drops_it(tmp_path):
+    ws, original = make(tmp_path)
+    assert ws.is_bundled(original) and ws.open_path(original) == original.resolve()
+    written = ws.save(original, "print('mine')\n")
+    assert written == ws.copy_path(original) and written.read_text() == "print('mine')\n"
+    assert original.read_text() == "print('original')\n"
+    assert ws.open_path(original) == written
+    assert ws.original_of(written) == original.resolve()
+    assert ws.save(written, "print('again')\n") == written  # saving the copy keeps it the copy
+    assert ws.revert(written) == original.resolve()
+    assert not written.exists() and ws.open_path(original) == original.resolve()
+
+
+def test_a_users_own_file_is_saved_in_place(tmp_path):
+    ws, _ = make(tmp_path)
+    own = tmp_path / "mine.py"
+    own.write_text("a = 1\n", encoding="utf-8")
+    assert not ws.is_bundled(own) and ws.original_of(own) is None
+    assert ws.save(own, "a = 2\n") == own and own.read_text() == "a = 2\n"

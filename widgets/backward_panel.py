@@ -1,0 +1,823 @@
+"""The backward panel: run backward() or torch.autograd.grad from a paused frame, see the .grads, replay the pass.
+
+Features
+--------
+- A root picker over the frame's tensors that have a ``grad_fn`` or require grad, saying whether
+  the chosen root is a scalar; the ``gradient`` option is automatic for a scalar and, for any
+  other root, ``ones_like`` or an expression, with a one-line explanation of the
+  vector-Jacobian product; ``retain_graph`` and ``create_graph`` checkboxes.
+- **Preview gradients** (changes nothing in the lesson) and **Run backward()** (changes ``.grad``
+  for real); a second tab holds a ``torch.autograd.grad`` form (outputs, inputs, grad_outputs,
+  ``create_graph``, ``allow_unused``), so a second derivative can be taken from the UI.
+- Results: each tensor's ``.grad`` before → after, accumulation pointed out, a note when the
+  graph's saved tensors were freed; a preview shows what the gradients would be.
+- An error comes back as a teaching card: PyTorch's exact message (selectable), what it means,
+  the fix and a link to the lesson that covers it. The panel stays usable.
+- Replay of the pass node by node (play / pause, step back / forward, restart, 0.5–10 steps per
+  second): each step is described in words and reported by :attr:`BackwardPanel.active_node_changed`
+  for the graph view. Fed the graph data (:meth:`BackwardPanel.set_graph`,
+  :meth:`BackwardPanel.apply_diff`), the description names where each gradient goes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSlider,
+    QStyle,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.autograd_actions import RESULTS_NAME
+from widgets.watch_view import blend, change_highlight, readable_color
+
+#: Tensors with at most this many elements show every value; larger ones show shape, μ and σ.
+INLINE_VALUES = 8
+#: Result rows shown before the table scrolls.
+VISIBLE_ROWS = 12
+#: Replay speeds, in steps per second; the slider moves in half steps.
+MIN_SPEED, MAX_SPEED, DEFAULT_SPEED = 0.5, 10.0, 2.0
+
+ONES_LIKE, EXPRESSION = "ones_like", "expression"
+
+PREVIEW_TIP = ("Computes the gradients with torch.autograd.grad(..., retain_graph=True): "
+               "changes nothing in the lesson")
+BACKWARD_TIP = ("Calls root.backward(...) for real: .grad changes (and the graph is freed unless "
+                "retain_graph) as if the line were in the script")
+GRAD_TIP = f"Returns the gradients without touching any .grad; they stay available to expressions as {RESULTS_NAME}"
+ACCUMULATED_NOTE = "accumulated: .grad adds up across backward calls (zero it between steps)"
+FREED_NOTE = "the graph's saved tensors were freed: a second backward needs retain_graph=True"
+PREVIEW_NOTE = "preview: nothing changed in the lesson; Run backward() would add these to .grad"
+
+
+def value_text(summary: Mapping[str, Any] | None) -> str:
+    """A tensor summary's values in one short line: ``[1, 2]``, ``3.5``, or ``[64, 32] μ=0.01 σ=0.2``."""
+    if summary is None:
+        return "None"
+    values = summary.get("values")
+    shape = list(summary.get("shape", []))
+    if values is not None and summary.get("numel", 0) <= INLINE_VALUES and not summary.get("sampled"):
+        text = np.array2string(np.asarray(values), separator=", ", formatter={"float_kind": _number})
+        return " ".join(text.split())
+    head = f"[{', '.join(map(str, shape))}]"
+    if summary.get("mean") is None:
+        return head
+    return f"{head} μ={_number(summary['mean'])} σ={_number(summary['std'])}"
+
+
+def full_text(summary: Mapping[str, Any] | None) -> str:
+    """A tensor summary's values, up to a few hundred of them, for a tooltip."""
+    if summary is None or summary.get("values") is None:
+        return value_text(summary)
+    text = np.array2string(np.asarray(summary["values"]), separator=", ", threshold=200,
+                           formatter={"float_kind": _number})
+    return f"{text}\n(a sample of the values)" if summary.get("sampled") else text
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _same(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> bool:
+    if before is None or after is None:
+        return before is after
+    a, b = before.get("values"), after.get("values")
+    return a is not None and b is not None and np.array_equal(a, b)
+
+
+def _join(parts: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def lesson_title(stem: str) -> str:
+    """``09_retain_graph`` → ``lesson 09: retain_graph``."""
+    number, _, rest = stem.partition("_")
+    return f"lesson {number}: {rest}" if rest else f"lesson {stem}"
+
+
+class ErrorCard(QFrame):
+    """What went wrong, as a learner needs it: PyTorch's message, the meaning, the fix, the lesson."""
+
+    lesson_requested = Signal(str)
+    """The learner clicked the lesson link; carries the lesson's file stem."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("error_card")
+        base = self.palette().color(QPalette.ColorRole.Base)
+        border = readable_color("#c62828", "#ff8a80")
+        self.setStyleSheet(f"QFrame#error_card {{ background: {blend(base, border, 0.08).name()}; "
+                           f"border: 1px solid {border.name()}; border-left: 4px solid {border.name()}; "
+                           "border-radius: 4px; }")
+        self.title = QLabel()
+        self.title.setStyleSheet(f"font-weight: bold; color: {border.name()};")
+        self.message = QLabel()
+        self.message.setObjectName("error_message")
+        self.message.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message.setToolTip("PyTorch's own message: select it to copy it")
+        self.explanation = QLabel()
+        self.fix = QLabel()
+        self.lesson_link = QPushButton()
+        self.lesson_link.setFlat(True)
+        self.lesson_link.setCursor(Qt.CursorShape.PointingHandCursor)
+        link = self.palette().color(QPalette.ColorRole.Link).name()
+        self.lesson_link.setStyleSheet(f"QPushButton {{ color: {link}; text-decoration: underline; "
+                                       "text-align: left; border: none; padding: 0; }")
+        self.lesson_link.clicked.connect(self._on_lesson_link_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        for label in (self.title, self.message, self.explanation, self.fix):
+            label.setWordWrap(True)
+            layout.addWidget(label)
+        layout.addWidget(self.lesson_link, 0, Qt.AlignmentFlag.AlignLeft)
+        self._lesson: str | None = None
+
+    def show_error(self, error: Mapping[str, Any]) -> None:
+        """Fill the card from an engine error dict (``type``, ``message``, ``explanation``, ``fix``, ``lesson``)."""
+        self.title.setText(f"{error.get('type', 'Error')}: PyTorch said")
+        self.message.setText(error.get("message", ""))
+        explanation = error.get("explanation") or ""
+        versions = error.get("versions")
+        if versions:
+            explanation += (f" (saved at version {versions['expected']}, "
+                            f"now at version {versions['found']})")
+        self.explanation.setText(explanation)
+        self.fix.setText(f"<b>Fix:</b> {error['fix']}" if error.get("fix") else "")
+        self.fix.setVisible(bool(error.get("fix")))
+        self._lesson = error.get("lesson")
+        self.lesson_link.setVisible(self._lesson is not None)
+        if self._lesson:
+            self.lesson_link.setText(f"Open {lesson_title(self._lesson)}")
+
+    def _on_lesson_link_clicked(self) -> None:
+        if self._lesson:
+            self.lesson_requested.emit(self._lesson)
+
+
+class BackwardPanel(QWidget):
+    """Backward, autograd.grad and the replay of a backward pass, for the paused frame.
+
+    The panel only asks: its ``*_requested`` signals carry the parameters, the main window runs
+    them in the lesson process and hands the result dict back to :meth:`show_result`.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+    """
+
+    preview_requested = Signal(dict)
+    """Preview gradients was clicked: ``{"root", "gradient", "retain_graph", "create_graph"}``."""
+
+    backward_requested = Signal(dict)
+    """Run backward() was clicked: ``{"root", "gradient", "retain_graph", "create_graph"}``."""
+
+    grad_requested = Signal(dict)
+    """The autograd.grad form was sent: ``{"outputs", "inputs", "grad_outputs", "create_graph", "allow_unused"}``."""
+
+    lesson_requested = Signal(str)
+    """The learner asked for the lesson that explains an error; carries its file stem."""
+
+    replay_step = Signal(dict)
+    """The replay moved to a step; carries the engine's replay entry."""
+
+    active_node_changed = Signal(int)
+    """The node the replay is at changed; -1 when no step is shown (before the start or at the end)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._vars: dict[str, Any] = {}
+        self._nodes: dict[int, Mapping[str, Any]] = {}
+        self._leaf_names: dict[int, str] = {}
+        self._replay: list[dict[str, Any]] = []
+        self._replay_kind = ""
+        self._replay_failed = False
+        self._position = -1
+        self._paused = True
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+        self.state_label = QLabel()
+        self.state_label.setWordWrap(True)
+        self.state_label.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        self.state_label.hide()
+        tabs = QTabWidget()
+        tabs.addTab(self._build_backward_form(), "backward()")
+        tabs.addTab(self._build_grad_form(), "torch.autograd.grad")
+        self.tabs = tabs
+
+        self.card = ErrorCard()
+        self.card.lesson_requested.connect(self.lesson_requested)
+        self.card.hide()
+        self.results_title = QLabel()
+        self.results_title.setStyleSheet("font-weight: bold;")
+        self.table = QTableWidget(0, 3)
+        self.table.setObjectName("grad_table")
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.notes = QLabel()
+        self.notes.setObjectName("result_notes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        content = QWidget()
+        column = QVBoxLayout(content)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.state_label)
+        column.addWidget(tabs)
+        column.addWidget(self.card)
+        column.addWidget(self.results_title)
+        column.addWidget(self.table)
+        column.addWidget(self.notes)
+        column.addStretch(1)
+        # A narrow dock scrolls the form and the results; the replay controls stay in sight below.
+        scroll = QScrollArea()
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(content)
+        self._scroll = scroll
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self._build_replay_bar())
+        self.clear()
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _build_backward_form(self) -> QWidget:
+        self.root_combo = QComboBox()
+        self.root_combo.setObjectName("root_combo")
+        self.root_combo.setToolTip("The tensor to call .backward() on: tensors of this frame with a grad_fn "
+                                   "or requires_grad=True")
+        self.root_combo.currentIndexChanged.connect(self._on_root_combo_current_index_changed)
+        self.root_info = QLabel()
+        self.root_info.setObjectName("root_info")
+        self.gradient_combo = QComboBox()
+        self.gradient_combo.currentIndexChanged.connect(self._on_gradient_combo_current_index_changed)
+        self.gradient_edit = QLineEdit()
+        self.gradient_edit.setPlaceholderText("e.g. torch.tensor([1., 0.])")
+        self.vjp_label = QLabel()
+        self.vjp_label.setObjectName("vjp_note")
+        self.vjp_label.setWordWrap(True)
+        self.retain_check = QCheckBox("retain_graph")
+        self.retain_check.setToolTip("Keep the graph's saved tensors so it can be walked again "
+                                     "(unticked: PyTorch's default, which is the value of create_graph)")
+        self.create_check = QCheckBox("create_graph")
+        self.create_check.setToolTip("Record the backward pass itself as a graph, for higher-order derivatives")
+        self.preview_button = QPushButton("Preview gradients")
+        self.preview_button.setToolTip(PREVIEW_TIP)
+        self.preview_button.clicked.connect(self._on_preview_button_clicked)
+        self.backward_button = QPushButton("Run backward()")
+        self.backward_button.setToolTip(BACKWARD_TIP)
+        self.backward_button.clicked.connect(self._on_backward_button_clicked)
+
+        root_row = QHBoxLayout()
+        root_row.addWidget(self.root_combo, 1)
+        root_row.addWidget(self.root_info)
+        gradient_row = QHBoxLayout()
+        gradient_row.addWidget(self.gradient_combo)
+        gradient_row.addWidget(self.gradient_edit, 1)
+        checks = QHBoxLayout()
+        checks.addWidget(self.retain_check)
+        checks.addWidget(self.create_check)
+        checks.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.preview_button)
+        buttons.addWidget(self.backward_button)
+        buttons.addStretch(1)
+        form = QFormLayout()
+        form.addRow("Root", root_row)
+        form.addRow("gradient", gradient_row)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(form)
+        layout.addWidget(self.vjp_label)
+        layout.addLayout(checks)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+        return page
+
+    def _build_grad_form(self) -> QWidget:
+        self.outputs_edit = QLineEdit()
+        self.outputs_edit.setPlaceholderText("e.g. loss")
+        self.inputs_edit = QLineEdit()
+        self.inputs_edit.setPlaceholderText("e.g. x, w")
+        self.grad_outputs_edit = QLineEdit()
+        self.grad_outputs_edit.setPlaceholderText("for non-scalar outputs, e.g. torch.ones_like(y)")
+        second = (f"Comma-separated expressions. A second derivative: inputs x with create_graph, then "
+                  f"outputs {RESULTS_NAME}[0].sum()")
+        for edit in (self.outputs_edit, self.inputs_edit, self.grad_outputs_edit):
+            edit.setToolTip(second)
+        self.grad_create_check = QCheckBox("create_graph")
+        self.grad_create_check.setToolTip("Make the results differentiable: needed to take a second derivative")
+        self.allow_unused_check = QCheckBox("allow_unused")
+        self.allow_unused_check.setToolTip("Give None for an input the outputs do not depend on instead of an error")
+        self.grad_button = QPushButton("Compute torch.autograd.grad")
+        self.grad_button.clicked.connect(self._on_grad_button_clicked)
+        checks = QHBoxLayout()
+        checks.addWidget(self.grad_create_check)
+        checks.addWidget(self.allow_unused_check)
+        checks.addStretch(1)
+        form = QFormLayout()
+        form.addRow("outputs", self.outputs_edit)
+        form.addRow("inputs", self.inputs_edit)
+        form.addRow("grad_outputs", self.grad_outputs_edit)
+        form.addRow("", checks)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addLayout(form)
+        row = QHBoxLayout()
+        row.addWidget(self.grad_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        layout.addStretch(1)
+        return page
+
+    def _build_replay_bar(self) -> QWidget:
+        style = self.style()
+        self.restart_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSkipBackward),
+                                                "Restart the replay from the root")
+        self.back_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekBackward),
+                                             "Step back one node")
+        self.play_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
+                                             "Play the backward pass node by node")
+        self.forward_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward),
+                                                "Step forward one node")
+        self.restart_button.clicked.connect(self.restart_replay)
+        self.back_button.clicked.connect(self.step_back)
+        self.play_button.clicked.connect(self._on_play_button_clicked)
+        self.forward_button.clicked.connect(self.step_forward)
+        self.speed_slider = QSlider(Qt.Orientation.Horizontal)
+        self.speed_slider.setRange(int(MIN_SPEED * 2), int(MAX_SPEED * 2))
+        self.speed_slider.setValue(int(DEFAULT_SPEED * 2))
+        self.speed_slider.setMaximumWidth(120)
+        self.speed_slider.setToolTip("Replay speed, in nodes per second")
+        self.speed_slider.valueChanged.connect(self._on_speed_slider_value_changed)
+        self.speed_label = QLabel()
+        self.step_label = QLabel()
+        self.step_label.setObjectName("replay_step")
+        self.step_label.setWordWrap(True)
+        self.step_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(QLabel("Replay"))
+        for button in (self.restart_button, self.back_button, self.play_button, self.forward_button):
+            controls.addWidget(button)
+        controls.addSpacing(8)
+        controls.addWidget(self.speed_slider)
+        controls.addWidget(self.speed_label)
+        controls.addStretch(1)
+        bar = QFrame()
+        bar.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(bar)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(controls)
+        layout.addWidget(self.step_label)
+        self.replay_bar = bar
+        self._on_speed_slider_value_changed(self.speed_slider.value())
+        return bar
+
+    def _tool_button(self, icon: Any, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setIcon(icon)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        return button
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def set_snapshot(self, variables: Mapping[str, Any]) -> None:
+        """Offer the frame's tensors that have a ``grad_fn`` or require grad as roots.
+
+        Parameters
+        ----------
+        variables : dict
+            A snapshot's ``vars``: ``{name: summary}``. The current root stays chosen while it exists.
+        """
+        self._vars = dict(variables)
+        current = self.root_combo.currentText()
+        names = [name for name, s in variables.items()
+                 if s.get("type") in ("Tensor", "Parameter") and (s.get("grad_fn") or s.get("requires_grad"))]
+        self.root_combo.blockSignals(True)
+        self.root_combo.clear()
+        self.root_combo.addItems(names)
+        self.root_combo.blockSignals(False)
+        if current in names:
+            self.root_combo.setCurrentText(current)
+        elif names:
+            self.root_combo.setCurrentIndex(names.index(self._default_root(names)))
+        self._show_root()
+
+    def set_graph(self, graph: Mapping[str, Any]) -> None:
+        """Learn the pause's graph (as :meth:`GraphView.set_graph` gets it), to name where gradients go."""
+        self._nodes = {node["id"]: node for node in graph.get("nodes", [])}
+        self._leaf_names = {int(i): name for i, name in graph.get("leaves", {}).items()}
+
+    def apply_diff(self, diff: Mapping[str, Any]) -> None:
+        """Bring the graph learnt by :meth:`set_graph` up to date with one pause's diff."""
+        if not diff.get("changed", True):
+            return
+        for node_id in diff.get("removed", []):
+            self._nodes.pop(node_id, None)
+        for node in [*diff.get("added", []), *diff.get("updated", [])]:
+            self._nodes[node["id"]] = node
+        self._leaf_names = {int(i): name for i, name in diff.get("leaves", self._leaf_names).items()}
+
+    def show_result(self, kind: str, result: Mapping[str, Any]) -> None:
+        """Show what a request did.
+
+        Parameters
+        ----------
+        kind : {"preview", "backward", "grad"}
+            The request that produced ``result``.
+        result : dict
+            The dict :class:`app.autograd_actions.AutogradActions` returned for it.
+        """
+        error = result.get("error")
+        self.card.setVisible(error is not None)
+        if error is not None:
+            self.card.show_error(error)
+            # Once laid out, scroll so the whole card, lesson link included, is in sight.
+            QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self.card, 0, 0))
+        rows = list(result.get("grads", []))
+        notes: list[str] = []
+        if kind == "backward":
+            changed = any(not _same(g.get("before"), g.get("after")) for g in rows)
+            if error is None or changed:
+                self._fill_backward(result, rows, notes)
+            else:
+                self._fill_rows("", (), [])
+        else:
+            self._fill_gradients(kind, result, rows, notes)
+        vector = result.get("vector_jacobian_product") or (kind != "grad" and self._is_vector(result.get("root")))
+        if vector and error is None:
+            root = result.get("root", "the root")
+            v = f"v = {value_text(result['gradient'])}" if result.get("gradient") else "the gradient v you gave"
+            notes.append(f"{root} is not a scalar: these are vector-Jacobian products vᵀ·∂{root}/∂leaf, for {v}")
+        self.notes.setText("\n".join(f"• {note}" for note in notes))
+        self.notes.setVisible(bool(notes))
+        self._load_replay(kind, list(result.get("replay", [])), failed=error is not None)
+
+    def clear(self) -> None:
+        """Forget the snapshot, the results and the replay."""
+        self._vars = {}
+        self.root_combo.clear()
+        self._show_root()
+        self.card.hide()
+        self._fill_rows("", (), [])
+        self.notes.hide()
+        self._load_replay("", [], failed=False)
+
+    def set_enabled_for_state(self, paused: bool) -> None:
+        """Allow requests only while the lesson is paused; otherwise say why they are off."""
+        self._paused = paused
+        self.state_label.setText("" if paused else
+                                 "The lesson is not paused: backward and autograd.grad run in the paused frame. "
+                                 "Pause it (F6) or step to a line first.")
+        self.state_label.setVisible(not paused)
+        self._update_buttons()
+
+    def replay_position(self) -> int:
+        """The index of the replay step shown: -1 before the first, ``len(replay)`` once finished."""
+        return self._position
+
+    def step_forward(self) -> None:
+        """Show the next node of the replay (or the end)."""
+        if self._position < len(self._replay):
+            self._go_to(self._position + 1)
+        if self._position >= len(self._replay):
+            self._set_playing(False)
+
+    def step_back(self) -> None:
+        """Show the previous node of the replay."""
+        self._set_playing(False)
+        if self._position > -1:
+            self._go_to(self._position - 1)
+
+    def restart_replay(self) -> None:
+        """Go back to before the first node; a playing replay keeps playing from there."""
+        self._go_to(-1)
+
+    def play(self) -> None:
+        """Play the replay from where it is (from the start when it had finished)."""
+        if not self._replay:
+            return
+        if self._position >= len(self._replay):
+            self._go_to(-1)
+        self._set_playing(True)
+
+    def pause(self) -> None:
+        """Stop the replay where it is."""
+        self._set_playing(False)
+
+    def is_playing(self) -> bool:
+        """Whether the replay is advancing on its timer."""
+        return self._timer.isActive()
+
+    # -- handlers ------------------------------------------------------------------------------
+
+    def _on_root_combo_current_index_changed(self, _index: int) -> None:
+        self._show_root()
+
+    def _on_gradient_combo_current_index_changed(self, _index: int) -> None:
+        self.gradient_edit.setEnabled(self.gradient_combo.currentData() == EXPRESSION)
+
+    def _on_preview_button_clicked(self) -> None:
+        self.preview_requested.emit(self._backward_params())
+
+    def _on_backward_button_clicked(self) -> None:
+        self.backward_requested.emit(self._backward_params())
+
+    def _on_grad_button_clicked(self) -> None:
+        grad_outputs = _split(self.grad_outputs_edit.text())
+        self.grad_requested.emit({
+            "outputs": _split(self.outputs_edit.text()),
+            "inputs": _split(self.inputs_edit.text()),
+            "grad_outputs": grad_outputs or None,
+            "create_graph": self.grad_create_check.isChecked(),
+            "allow_unused": self.allow_unused_check.isChecked(),
+        })
+
+    def _on_play_button_clicked(self) -> None:
+        if self.is_playing():
+            self.pause()
+        else:
+            self.play()
+
+    def _on_speed_slider_value_changed(self, value: int) -> None:
+        speed = value / 2
+        self.speed_label.setText(f"{speed:g} nodes/s")
+        self._timer.setInterval(round(1000 / speed))
+
+    def _on_timer_timeout(self) -> None:
+        self.step_forward()
+
+    # -- the backward form --------------------------------------------------------------------
+
+    def _default_root(self, names: list[str]) -> str:
+        """The last scalar computed by an operation (usually the loss), else the last computed tensor."""
+        computed = [n for n in names if self._vars[n].get("grad_fn")]
+        scalars = [n for n in computed if self._vars[n].get("numel") == 1]
+        return (scalars or computed or names)[-1]
+
+    def _root(self) -> str | None:
+        return self.root_combo.currentText() or None
+
+    def _is_vector(self, name: str | None) -> bool:
+        summary = self._vars.get(name or "")
+        return summary is not None and summary.get("numel", 1) != 1
+
+    def _show_root(self) -> None:
+        root = self._root()
+        summary = self._vars.get(root or "")
+        vector = self._is_vector(root)
+        if summary is None:
+            self.root_info.setText("no tensor of this frame requires grad")
+        else:
+            shape = summary.get("shape", [])
+            what = "scalar" if not vector else f"[{', '.join(map(str, shape))}], not a scalar"
+            origin = summary.get("grad_fn") or "leaf"
+            self.root_info.setText(f"{what} · {origin}")
+        self.gradient_combo.blockSignals(True)
+        self.gradient_combo.clear()
+        if vector:
+            self.gradient_combo.addItem(f"ones_like({root})", ONES_LIKE)
+            self.gradient_combo.addItem("expression:", EXPRESSION)
+            self.gradient_combo.setToolTip("The vector v of the vector-Jacobian product")
+        else:
+            self.gradient_combo.addItem("automatic: 1 for a scalar", None)
+            self.gradient_combo.setToolTip("A scalar root starts backward from d(root)/d(root) = 1")
+        self.gradient_combo.blockSignals(False)
+        self.gradient_combo.setEnabled(vector)
+        self.gradient_edit.setEnabled(False)
+        self.gradient_edit.setVisible(vector)
+        self.vjp_label.setText(f"{root} is not a scalar: backward computes the vector-Jacobian product "
+                               f"vᵀ·∂{root}/∂leaf, v being the gradient; v = ones_like({root}) gives the "
+                               f"gradient of {root}.sum()." if vector else "")
+        self.vjp_label.setVisible(vector)
+        self._update_buttons()
+
+    def _backward_params(self) -> dict[str, Any]:
+        root = self._root()
+        choice = self.gradient_combo.currentData()
+        gradient = None
+        if choice == ONES_LIKE:
+            gradient = f"torch.ones_like({root})"
+        elif choice == EXPRESSION:
+            gradient = self.gradient_edit.text().strip() or None
+        return {
+            "root": root,
+            "gradient": gradient,
+            "retain_graph": True if self.retain_check.isChecked() else None,
+            "create_graph": self.create_check.isChecked(),
+        }
+
+    def _update_buttons(self) -> None:
+        has_root = self._root() is not None
+        reason = "" if self._paused else "Only while the lesson is paused"
+        for button, tip in ((self.preview_button, PREVIEW_TIP), (self.backward_button, BACKWARD_TIP)):
+            button.setEnabled(self._paused and has_root)
+            button.setToolTip(reason or (tip if has_root else "No tensor of this frame requires grad"))
+        self.grad_button.setEnabled(self._paused)
+        self.grad_button.setToolTip(reason or GRAD_TIP)
+
+    # -- results -------------------------------------------------------------------------------
+
+    def _fill_backward(self, result: Mapping[str, Any], rows: list[dict[str, Any]], notes: list[str]) -> None:
+        title = f"{result.get('root', 'root')}.backward()"
+        if result.get("error") is not None:
+            title += ": what changed before the error"
+        cells = [(_row_name(g), g.get("before"), g.get("after")) for g in rows]
+        self._fill_rows(title, (".grad before", "→ .grad after"), cells)
+        if any(g.get("before") is not None and not _same(g.get("before"), g.get("after")) for g in rows):
+            notes.append(ACCUMULATED_NOTE)
+        if result.get("freed"):
+            notes.append(FREED_NOTE)
+
+    def _fill_gradients(self, kind: str, result: Mapping[str, Any], rows: list[dict[str, Any]],
+                        notes: list[str]) -> None:
+        if kind == "preview":
+            title, header = f"Preview of {result.get('root', 'root')}.backward()", "gradient would be"
+            if result.get("error") is None:
+                notes.append(PREVIEW_NOTE)
+        else:
+            title, header = "torch.autograd.grad", "gradient"
+            if rows and result.get("error") is None:
+                notes.append(f"the results are available to expressions as {RESULTS_NAME}[0] … "
+                             f"{RESULTS_NAME}[{len(rows) - 1}]; no .grad changed")
+        self._fill_rows(title if rows else "", ("", header), [(_row_name(g), None, g.get("grad")) for g in rows])
+
+    def _fill_rows(self, title: str, headers: Sequence[str], cells: list[tuple[str, Any, Any]]) -> None:
+        """Rows of name | before | after; a two-header table hides the before column."""
+        self.results_title.setText(title)
+        self.results_title.setVisible(bool(title))
+        self.table.setVisible(bool(cells))
+        self.table.setRowCount(len(cells))
+        if headers:
+            self.table.setHorizontalHeaderLabels(["tensor", *headers])
+        self.table.setColumnHidden(1, not headers or not headers[0])
+        for row, (name, before, after) in enumerate(cells):
+            self.table.setItem(row, 0, QTableWidgetItem(name))
+            for column, summary in ((1, before), (2, after)):
+                item = QTableWidgetItem(value_text(summary))
+                item.setToolTip(full_text(summary))
+                if column == 2 and headers and headers[0] and not _same(before, after):
+                    item.setBackground(change_highlight())
+                self.table.setItem(row, column, item)
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """As tall as its rows (up to a dozen), so the notes sit right under it."""
+        rows = min(self.table.rowCount(), VISIBLE_ROWS)
+        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(rows))
+        self.table.setFixedHeight(height)
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def _load_replay(self, kind: str, replay: list[dict[str, Any]], failed: bool) -> None:
+        self._set_playing(False)
+        self._replay, self._replay_kind, self._replay_failed = replay, kind, failed
+        self._position = -1
+        for button in (self.restart_button, self.back_button, self.play_button, self.forward_button):
+            button.setEnabled(bool(replay))
+        self.speed_slider.setEnabled(bool(replay))
+        self.replay_bar.setVisible(bool(replay))
+        self._describe_position()
+
+    def _go_to(self, position: int) -> None:
+        self._position = max(-1, min(position, len(self._replay)))
+        self._describe_position()
+        if 0 <= self._position < len(self._replay):
+            entry = self._replay[self._position]
+            self._select_row(entry.get("variable"))
+            self.replay_step.emit(entry)
+            self.active_node_changed.emit(int(entry["id"]))
+        else:
+            self.active_node_changed.emit(-1)
+
+    def _set_playing(self, playing: bool) -> None:
+        if playing:
+            self._timer.start()
+        else:
+            self._timer.stop()
+        icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
+        self.play_button.setIcon(self.style().standardIcon(icon))
+        self.play_button.setToolTip("Pause the replay" if playing else "Play the backward pass node by node")
+
+    def _select_row(self, name: str | None) -> None:
+        """Select the results row of the leaf whose .grad this step fills in."""
+        for row in range(self.table.rowCount()):
+            if name is not None and self.table.item(row, 0).text() == name:
+                self.table.selectRow(row)
+                return
+
+    def _describe_position(self) -> None:
+        count = len(self._replay)
+        if self._position < 0:
+            ran = "ran before the error" if self._replay_failed else "ran in this pass, from the root toward the leaves"
+            text = f"{_nodes(count)} {ran}: press play or step forward." if count else ""
+        elif self._position >= count:
+            text = self._ending()
+        else:
+            text = self._describe(self._replay[self._position])
+        self.step_label.setText(text)
+
+    def _ending(self) -> str:
+        count = len(self._replay)
+        if self._replay_failed:
+            return f"Stopped after {_nodes(count)}: the next node failed (see the error above)."
+        if self._replay_kind == "backward":
+            return f"Done: {_nodes(count)} ran and every reachable leaf's .grad is filled in."
+        return f"Done: {_nodes(count)} ran; no .grad was changed."
+
+    def _describe(self, entry: Mapping[str, Any]) -> str:
+        head = f"{self._position + 1}/{len(self._replay)} {entry.get('name', '?')}"
+        if entry.get("kind") == "leaf":
+            variable = entry.get("variable") or self._leaf_names.get(entry["id"]) or "the leaf"
+            grad = entry.get("grad")
+            if grad is None:
+                received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
+                return f"{head}: receives {_join(received) if received else 'no gradient'} for {variable}.grad"
+            return f"{head}: {variable}.grad becomes {value_text(grad)}"
+        incoming = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
+        if self._position == 0:
+            received = f"starts from the gradient {_join(incoming)}" if incoming else "starts the pass"
+        elif len(incoming) > 1:
+            received = f"receives grads {_join(incoming)} from its outputs"
+        else:
+            received = f"receives grad {incoming[0] if incoming else 'None'} from its output"
+        return f"{head}: {received}, {self._sends(entry)}"
+
+    def _sends(self, entry: Mapping[str, Any]) -> str:
+        """Where a node's gradients go, named from the graph when it is known."""
+        grads = [g for g in entry.get("grads_out", []) if g is not None]
+        if not grads:
+            return "sends nothing on"
+        node = self._nodes.get(entry["id"])
+        targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
+        if len(targets) != len(grads):  # a gradient that is None for a real input: the pairing is lost
+            return f"sends {_join([value_text(g) for g in grads])} on toward the leaves"
+        return "sends " + _join([f"{value_text(g)} to {t}" for g, t in zip(grads, targets, strict=True)])
+
+    def _label(self, node_id: int) -> str:
+        node = self._nodes.get(node_id, {})
+        if node.get("kind") == "leaf":
+            return self._leaf_names.get(node_id) or node.get("variable") or "a leaf"
+        names = node.get("variables") or []
+        name = node.get("name", "a node")
+        return f"{name} ({', '.join(names)})" if names else name
+
+
+def _nodes(count: int) -> str:
+    return f"{count} node" if count == 1 else f"{count} nodes"
+
+
+def _row_name(grad: Mapping[str, Any]) -> str:
+    return grad["name"] if grad.get("is_leaf", True) else f"{grad['name']} (retains grad)"
+
+
+def _split(text: str) -> list[str]:
+    """Comma-separated expressions, commas inside brackets kept: ``x, torch.ones(2, 3)``."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [part.strip() for part in parts if part.strip()]

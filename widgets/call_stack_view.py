@@ -1,0 +1,58 @@
+"""The call stack of the current pause: one row per lesson frame, innermost first.
+
+Selecting a row asks for that frame's variables; double-clicking also shows its line.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+
+
+class CallStackView(QWidget):
+    """A list of the paused lesson's frames."""
+
+    frame_selected = Signal(int, int)
+    """The learner picked a frame: its index in the stack (0 = innermost) and its line."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.list = QListWidget(self)
+        self.list.setAlternatingRowColors(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.list)
+        self._filling = False
+        self.list.currentRowChanged.connect(self._on_list_current_row_changed)
+        self.clear()
+
+    def set_stack(self, stack: list[dict[str, Any]], selected: int = 0) -> None:
+        """Show ``stack`` (innermost first) with row ``selected`` current."""
+        self._filling = True
+        self.list.clear()
+        for depth, frame in enumerate(stack):
+            name = frame["function"]
+            label = f"{name}()" if name != "<module>" else "module level"
+            item = QListWidgetItem(f"{label}  —  line {frame['line']}")
+            item.setData(Qt.ItemDataRole.UserRole, frame["line"])
+            item.setToolTip(f"{os.path.basename(frame['file'])}, line {frame['line']}, depth {depth}")
+            self.list.addItem(item)
+        self.list.setEnabled(True)
+        self.list.setCurrentRow(selected)
+        self._filling = False
+
+    def clear(self) -> None:
+        """No pause: say so."""
+        self._filling = True
+        self.list.clear()
+        self.list.addItem("(the lesson is not paused)")
+        self.list.setEnabled(False)
+        self._filling = False
+
+    def _on_list_current_row_changed(self, row: int) -> None:
+        if self._filling or row < 0:
+            return
+        self.frame_selected.emit(row, self.list.item(row).data(Qt.ItemDataRole.UserRole))

@@ -1,0 +1,782 @@
+"""GradStep's main window: the code in the middle, every other panel a dock around it.
+
+Features
+--------
+* Docks with stable object names (lessons, notes, variables, inspector, console, stack,
+  watch, graph), each toggled from the View menu; layout and geometry saved on close and
+  restored on start; View > Reset layout.
+* Run menu and toolbar with VS Code's shortcuts; actions that make no sense in the
+  current state are disabled, and the status bar says why.
+* Status bar: run state, step count and the grad mode of the current line.
+* Edits are never lost: bundled lessons are edited as copies in the user's data folder,
+  edits are autosaved, and closing asks before discarding a user file's changes.
+
+The window observes the engine through :class:`~widgets.session_bridge.SessionBridge` and
+never waits on the lesson process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QToolBar,
+    QWidget,
+)
+
+from app import messages as m
+from app.lesson_format import list_lessons
+from app.session import ENDED, IDLE, PAUSED, RUNNING, LessonFileError, Session, read_lesson
+from app.workspace import LESSONS_DIR, Workspace
+from widgets import settings
+from widgets.backward_panel import BackwardPanel
+from widgets.call_stack_view import CallStackView
+from widgets.code_view import CodeView
+from widgets.console_view import ConsoleView
+from widgets.graph_view import GraphView
+from widgets.lesson_browser import LessonBrowser
+from widgets.notes_view import NotesView
+from widgets.session_bridge import SessionBridge
+from widgets.tensor_inspector import TensorInspector
+from widgets.variables_view import VariablesView
+from widgets.watch_view import WatchView
+
+AUTOSAVE_MS = 1500
+
+#: What the status bar says for each way a run can end.
+END_TEXT = {
+    "ok": "Finished",
+    "error": "Stopped by an error",
+    "exited": "Exited",
+    "crashed": "The lesson process crashed",
+    "stopped": "Stopped",
+}
+
+
+def data_dir() -> Path:
+    """The user's GradStep data folder (edited lessons, autosaves)."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(base or Path.home() / ".gradstep")
+
+
+class MainWindow(QMainWindow):
+    """The GradStep window.
+
+    Parameters
+    ----------
+    session
+        The engine session the window drives; the window closes it when it closes.
+    workspace
+        Where edits of lessons go.
+    lessons_dir
+        The folder of the lesson browser.
+    """
+
+    def __init__(self, session: Session, workspace: Workspace | None = None,
+                 lessons_dir: str | os.PathLike = LESSONS_DIR) -> None:
+        super().__init__()
+        self.session = session
+        self.workspace = workspace or Workspace(data_dir())
+        self.lessons_dir = Path(lessons_dir)
+        self.bridge = SessionBridge(session, self)
+        self.path: Path | None = None
+        self.language = settings.get("language")
+        self._pending: dict[int, Callable[[dict[str, Any]], None]] = {}
+        self._last_snapshot: dict[str, Any] | None = None
+        self._run_path: str | None = None
+        self._end: m.Ended | None = None
+        self._inspected: str | None = None
+        self.setWindowTitle("GradStep")
+        self.setAcceptDrops(True)
+        self.resize(1280, 800)
+
+        self.code_view = CodeView(self)
+        self.setCentralWidget(self.code_view)
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_status_bar()
+        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
+        self._autosave.timeout.connect(self._on_autosave_timeout)
+        self._connect()
+        self._default_state = self.saveState()
+        self._restore_layout()
+        self.lesson_browser.set_lessons(list_lessons(self.lessons_dir), self.language)
+        self.watch_view.set_expressions(settings.get("watch/expressions"))
+        self._update_actions()
+
+    # ---- construction -------------------------------------------------------------------
+
+    def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                               Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.lesson_browser = LessonBrowser(self)
+        self.notes_view = NotesView(self)
+        self.variables_view = VariablesView(self)
+        self.inspector = TensorInspector(self)
+        self.console = ConsoleView(settings.get("console/max_lines"), self)
+        self.stack_view = CallStackView(self)
+        self.watch_view = WatchView(self)
+        self.graph_view = GraphView(self)
+        self.backward_panel = BackwardPanel(self)
+        self.docks = {
+            "lessons": self._dock("lessons", "Lessons", self.lesson_browser, left),
+            "notes": self._dock("notes", "Lesson notes", self.notes_view, left),
+            "variables": self._dock("variables", "Variables", self.variables_view, right),
+            "inspector": self._dock("inspector", "Tensor inspector", self.inspector, right),
+            "console": self._dock("console", "Output", self.console, bottom),
+            "stack": self._dock("stack", "Call stack", self.stack_view, bottom),
+            "watch": self._dock("watch", "Watch", self.watch_view, bottom),
+            "graph": self._dock("graph", "Autograd graph", self.graph_view, right),
+            "backward": self._dock("backward", "Backward", self.backward_panel, bottom),
+        }
+        self.splitDockWidget(self.docks["lessons"], self.docks["notes"], Qt.Orientation.Vertical)
+        self.splitDockWidget(self.docks["variables"], self.docks["graph"], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.docks["graph"], self.docks["inspector"])
+        self.splitDockWidget(self.docks["console"], self.docks["stack"], Qt.Orientation.Horizontal)
+        self.splitDockWidget(self.docks["stack"], self.docks["backward"], Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.docks["stack"], self.docks["watch"])
+        self.docks["graph"].raise_()
+        self.docks["stack"].raise_()
+        self.resizeDocks([self.docks["lessons"], self.docks["variables"]], [270, 470], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["lessons"], self.docks["notes"]], [220, 460], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["variables"], self.docks["graph"]], [230, 450], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["console"]], [220], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["console"], self.docks["stack"], self.docks["backward"]], [430, 250, 600],
+                         Qt.Orientation.Horizontal)
+
+    def _action(self, text: str, shortcut: str | None, icon: QStyle.StandardPixmap | None,
+                slot: Callable[[], None], tip: str) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if icon is not None:
+            action.setIcon(self.style().standardIcon(icon))
+        keys = f" ({shortcut})" if shortcut else ""
+        action.setToolTip(f"{tip}{keys}")
+        action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        sp = QStyle.StandardPixmap
+        self.act_start = self._action("&Start / Continue", "F5", sp.SP_MediaPlay, self.start_or_continue,
+                                      "Run the lesson, or continue to the next breakpoint")
+        self.act_step_over = self._action("Step &Over", "F10", sp.SP_ArrowForward, self.step_over,
+                                          "Run this line, then pause on the next one in this function")
+        self.act_step_into = self._action("Step &Into", "F11", sp.SP_ArrowDown, self.step_into,
+                                          "Run to the next line, entering functions it calls")
+        self.act_step_out = self._action("Step O&ut", "Shift+F11", sp.SP_ArrowUp, self.step_out,
+                                         "Run until this function returns")
+        self.act_run_to_cursor = self._action("Run to &Cursor", "Ctrl+F10", sp.SP_MediaSeekForward,
+                                              self.run_to_cursor, "Continue to the line with the cursor")
+        self.act_pause = self._action("&Pause", "F6", sp.SP_MediaPause, self.session.pause,
+                                      "Pause the running lesson at its next line")
+        self.act_stop = self._action("S&top", "Shift+F5", sp.SP_MediaStop, self.stop,
+                                     "End the run now")
+        self.act_restart = self._action("&Restart", "Ctrl+Shift+F5", sp.SP_BrowserReload, self.restart,
+                                        "Run the lesson again from the start in a fresh interpreter")
+        self.act_toggle_bp = self._action("Toggle &Breakpoint", "F9", sp.SP_DialogNoButton,
+                                          self._on_toggle_breakpoint, "Set or clear a breakpoint on this line")
+        self.act_open = self._action("&Open…", "Ctrl+O", sp.SP_DialogOpenButton, self.open_dialog,
+                                     "Open a Python file")
+        self.act_save = self._action("&Save", "Ctrl+S", sp.SP_DialogSaveButton, self.save,
+                                     "Save your changes (a bundled lesson is saved as your own copy)")
+        self.act_revert = self._action("Revert to &Original", None, None, self.revert_to_original,
+                                       "Throw away your copy of this lesson and show the original")
+        self.run_actions = [self.act_start, self.act_step_over, self.act_step_into, self.act_step_out,
+                            self.act_run_to_cursor, self.act_pause, self.act_stop, self.act_restart]
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addAction(self.act_open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addAction(self.act_save)
+        file_menu.addAction(self.act_revert)
+        file_menu.addSeparator()
+        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
+        run_menu = bar.addMenu("&Run")
+        for action in self.run_actions:
+            run_menu.addAction(action)
+        run_menu.addSeparator()
+        run_menu.addAction(self.act_toggle_bp)
+        self.view_menu = bar.addMenu("&View")
+        for dock in self.docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+        self.view_menu.addSeparator()
+        language_menu = self.view_menu.addMenu("&Language")
+        self.language_actions = {}
+        for code, label in (("en", "English"), ("zh", "简体中文")):
+            action = language_menu.addAction(label, lambda c=code: self.set_language(c))
+            action.setCheckable(True)
+            action.setChecked(code == self.language)
+            self.language_actions[code] = action
+        self.view_menu.addAction("&Reset Layout", self.reset_layout)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction("&About GradStep", self._about)
+        toolbar = QToolBar("Run", self)
+        toolbar.setObjectName("run_toolbar")
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for action in self.run_actions:
+            toolbar.addAction(action)
+        self.addToolBar(toolbar)
+        self._fill_recent_menu()
+
+    def _build_status_bar(self) -> None:
+        self.state_label = QLabel(self)
+        self.step_label = QLabel(self)
+        self.grad_label = QLabel(self)
+        self.grad_label.setMargin(2)
+        bar = self.statusBar()
+        bar.addWidget(self.state_label, 1)
+        bar.addPermanentWidget(self.step_label)
+        bar.addPermanentWidget(self.grad_label)
+
+    def _connect(self) -> None:
+        self.bridge.started.connect(self._on_bridge_started)
+        self.bridge.paused.connect(self._on_bridge_paused)
+        self.bridge.output.connect(self.console.append_output)
+        self.bridge.replied.connect(self._on_bridge_replied)
+        self.bridge.ended.connect(self._on_bridge_ended)
+        self.code_view.breakpoints_changed.connect(self._on_code_view_breakpoints_changed)
+        self.code_view.source_edited.connect(self._on_code_view_source_edited)
+        self.lesson_browser.lesson_activated.connect(self._on_lesson_browser_lesson_activated)
+        self.stack_view.frame_selected.connect(self._on_stack_view_frame_selected)
+        self.variables_view.tensor_selected.connect(self._on_variables_view_tensor_selected)
+        self.inspector.values_requested.connect(self._on_inspector_values_requested)
+        self.console.evaluate_requested.connect(self._on_console_evaluate_requested)
+        self.console.line_activated.connect(self.code_view.go_to_line)
+        self.watch_view.expressions_changed.connect(self._on_watch_view_expressions_changed)
+        self.variables_view.variable_hovered.connect(self._on_variables_view_variable_hovered)
+        self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
+        self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
+        self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
+        self.backward_panel.active_node_changed.connect(self._on_backward_panel_active_node_changed)
+        self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
+
+    # ---- files --------------------------------------------------------------------------
+
+    def open_file(self, path: str | os.PathLike) -> bool:
+        """Show ``path`` (a bundled lesson's own copy if the learner edited it); False if unusable."""
+        if not self._may_discard_changes():
+            return False
+        shown = self.workspace.open_path(path)
+        try:
+            text = read_lesson(str(shown))
+        except LessonFileError as exc:
+            self.console.append_message(str(exc), "error")
+            self.state_label.setText(str(exc))
+            return False
+        if self.session.state in (RUNNING, PAUSED):
+            self.stop()
+        self.path = shown
+        self.code_view.set_source(text, str(shown))
+        self.code_view.set_breakpoints(self.session.breakpoints.get(str(shown), {}))
+        self.notes_view.set_source(text)
+        self.lesson_browser.select_path(str(shown))
+        self._last_snapshot = None
+        self._clear_pause_views()
+        recovered = self._recover_autosave(shown, text)
+        settings.put("last_file", str(path))
+        settings.add_recent_file(str(path))
+        self._fill_recent_menu()
+        self._update_title()
+        self._update_actions()
+        if recovered:
+            self.state_label.setText(f"Recovered unsaved changes to {shown.name} from the last session")
+        return True
+
+    def open_dialog(self) -> None:
+        start = str(self.path.parent if self.path else self.lessons_dir)
+        path, _ = QFileDialog.getOpenFileName(self, "Open a Python file", start, "Python files (*.py);;All files (*)")
+        if path:
+            self.open_file(path)
+
+    def save(self) -> Path | None:
+        """Write the code view's text (bundled lessons to the learner's copy); returns the file written."""
+        if self.path is None:
+            return None
+        text = self.code_view.source()
+        target = self.workspace.save(self.path, text)
+        self._autosave.stop()
+        self._recovery_path(self.path).unlink(missing_ok=True)
+        if target != self.path:
+            self.session.set_breakpoints(str(target), self.code_view.breakpoints())
+            self.path = target
+        self.code_view.document().setModified(False)
+        self._update_title()
+        return target
+
+    def revert_to_original(self) -> None:
+        """Drop the learner's copy of a bundled lesson and show the original."""
+        if self.path is None or self.workspace.original_of(self.path) is None:
+            return
+        answer = QMessageBox.question(self, "Revert to original",
+                                      "Throw away your changes to this lesson and show the original?")
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self.code_view.document().setModified(False)
+        original = self.workspace.revert(self.path)
+        self.open_file(original)
+
+    def _recovery_path(self, path: Path) -> Path:
+        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+        return self.workspace.data_dir / "autosave" / f"{path.stem}-{digest}.py"
+
+    def _recover_autosave(self, path: Path, text: str) -> bool:
+        recovery = self._recovery_path(path)
+        if not recovery.is_file():
+            return False
+        saved = recovery.read_text(encoding="utf-8")
+        if saved == text:
+            recovery.unlink()
+            return False
+        self.code_view.set_source(saved, str(path))
+        self.code_view.document().setModified(True)
+        return True
+
+    def _on_autosave_timeout(self) -> None:
+        if self.path is None or not self.code_view.document().isModified():
+            return
+        if self.workspace.is_bundled(self.path) or self.workspace.original_of(self.path):
+            self.save()  # a lesson's copy is the learner's own: keep it current
+            return
+        recovery = self._recovery_path(self.path)
+        recovery.parent.mkdir(parents=True, exist_ok=True)
+        recovery.write_text(self.code_view.source(), encoding="utf-8")
+
+    def _may_discard_changes(self) -> bool:
+        if self.path is None or not self.code_view.document().isModified():
+            return True
+        if self.workspace.is_bundled(self.path) or self.workspace.original_of(self.path):
+            self.save()
+            return True
+        answer = QMessageBox.question(
+            self, "Unsaved changes", f"{self.path.name} has changes that are not saved. Save them?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
+        if answer == QMessageBox.StandardButton.Save:
+            self.save()
+            return True
+        if answer == QMessageBox.StandardButton.Discard:
+            self._recovery_path(self.path).unlink(missing_ok=True)
+            self.code_view.document().setModified(False)
+            return True
+        return False
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = [p for p in settings.get("recent_files") if os.path.exists(p)]
+        for path in recent:
+            self.recent_menu.addAction(os.path.basename(path), lambda p=path: self.open_file(p)).setToolTip(path)
+        self.recent_menu.setEnabled(bool(recent))
+
+    def _update_title(self) -> None:
+        name = self.path.name if self.path else "no file"
+        copy = " (your copy)" if self.path and self.workspace.original_of(self.path) else ""
+        self.setWindowTitle(f"{name}{copy}[*] — GradStep")
+        self.setWindowModified(self.code_view.document().isModified())
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.toLocalFile().endswith(".py") for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.toLocalFile().endswith(".py"):
+                self.open_file(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    # ---- running ------------------------------------------------------------------------
+
+    def start_or_continue(self) -> None:
+        """F5: continue a paused lesson, or run it to its first breakpoint."""
+        if self.session.state == PAUSED:
+            self.session.resume()
+            self._on_resumed()
+        elif self.session.state != RUNNING:
+            self._start(stop_on_entry=False)
+
+    def step_over(self) -> None:
+        self._step(self.session.step_over)
+
+    def step_into(self) -> None:
+        self._step(self.session.step_into)
+
+    def step_out(self) -> None:
+        if self.session.state == PAUSED:
+            self.session.step_out()
+            self._on_resumed()
+
+    def run_to_cursor(self) -> None:
+        line = self.code_view.cursor_line()
+        if self.session.state == PAUSED:
+            self.session.run_to(line)
+            self._on_resumed()
+        elif self.session.state != RUNNING:
+            self._start(stop_on_entry=False, run_to=line)
+
+    def stop(self) -> None:
+        if self.session.state in (RUNNING, PAUSED):
+            self.session.stop()
+
+    def restart(self) -> None:
+        if self.session.state in (RUNNING, PAUSED):
+            self.session.stop()
+        self._start(stop_on_entry=self.session.stop_on_entry if self.session.path else True)
+
+    def _step(self, command: Callable[[], None]) -> None:
+        if self.session.state == PAUSED:
+            command()
+            self._on_resumed()
+        elif self.session.state != RUNNING:
+            self._start(stop_on_entry=True)
+
+    def _start(self, stop_on_entry: bool, run_to: int | None = None) -> bool:
+        if self.path is None:
+            return False
+        if self.code_view.document().isModified():
+            self.save()
+        breakpoints = dict(self.code_view.breakpoints())
+        if run_to is not None:
+            breakpoints.setdefault(run_to, None)
+        self.session.breakpoints[str(self.path)] = breakpoints
+        self.console.append_message(f"▶ Running {self.path.name}", "info")
+        try:
+            self.session.start(str(self.path), self.code_view.source(), stop_on_entry)
+        except LessonFileError as exc:
+            self.console.append_message(str(exc), "error")
+            return False
+        finally:
+            self.session.breakpoints[str(self.path)] = dict(self.code_view.breakpoints())
+        self._run_path = str(self.path)
+        self._end = None
+        self._last_snapshot = None
+        self._clear_pause_views()
+        self.code_view.set_error_line(None)
+        self.code_view.set_previous_line(None)
+        self._on_resumed()
+        return True
+
+    def _on_resumed(self) -> None:
+        self.code_view.set_read_only(True)
+        self.console.set_input_enabled(False)
+        self.backward_panel.set_enabled_for_state(False)
+        self.state_label.setText("Running… (F6 pauses, Shift+F5 stops)")
+        self._update_actions()
+
+    # ---- what the engine says -----------------------------------------------------------
+
+    def _on_bridge_started(self, path: str) -> None:
+        self._update_actions()
+
+    def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
+        previous = self._last_snapshot
+        self._last_snapshot = snapshot
+        self.code_view.set_previous_line(previous["line"] if previous else None)
+        self.code_view.set_current_line(snapshot["line"], snapshot["event"])
+        same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
+            and previous["function"] == snapshot["function"]
+        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
+        self._apply_graph(snapshot.get("graph"))
+        self.backward_panel.set_snapshot(snapshot["vars"])
+        self.backward_panel.set_enabled_for_state(True)
+        self.stack_view.set_stack(snapshot["stack"], 0)
+        self.notes_view.show_line(snapshot["line"])
+        self.console.set_input_enabled(True)
+        if snapshot.get("post_mortem"):
+            error = snapshot["exception"]
+            self.code_view.set_error_line(error.get("line"))
+            self.console.append_error(error)
+        if snapshot.get("condition_error"):
+            problem = snapshot["condition_error"]
+            self.console.append_message(f"The condition “{problem['condition']}” on line {problem['line']} raised "
+                                        f"{problem['type']}: {problem['message']}", "error")
+        self._show_state()
+        self._evaluate_watches()
+        self._refresh_inspector()
+        self._update_actions()
+
+    def _on_bridge_ended(self, ended: m.Ended) -> None:
+        self._end = ended
+        self.code_view.set_read_only(False)
+        self.code_view.set_current_line(None)
+        self.console.set_input_enabled(False)
+        self.backward_panel.set_enabled_for_state(False)
+        self._pending.clear()
+        text = self._end_text(ended)
+        kind = "success" if ended.status == "ok" or (ended.status == "exited" and ended.exit_code == 0) else "error"
+        if ended.status == "error" and ended.error and ended.error.get("type") == "SyntaxError":
+            self.code_view.set_error_line(ended.error.get("line"))
+            self.console.append_error(ended.error)
+            self.code_view.go_to_line(ended.error.get("line") or 1)
+        self.console.append_message(f"■ {text}", kind)
+        self._show_state()
+        self._update_actions()
+
+    def _end_text(self, ended: m.Ended) -> str:
+        text = END_TEXT.get(ended.status, ended.status)
+        if ended.status == "exited":
+            text += f" with code {ended.exit_code}"
+        elif ended.status == "crashed":
+            how = ended.signal or f"exit code {ended.exit_code}"
+            text += f" ({how}); the next run starts a fresh one"
+        elif ended.status == "error" and ended.error:
+            where = f" on line {ended.error['line']}" if ended.error.get("line") else ""
+            text += f": {ended.error['type']}{where}"
+        return text
+
+    def _on_bridge_replied(self, request_id: int, kind: str, result: dict[str, Any]) -> None:
+        callback = self._pending.pop(request_id, None)
+        if callback is not None:
+            callback(result)
+
+    def _request(self, kind: str, callback: Callable[[dict[str, Any]], None], **params: Any) -> None:
+        if self.session.state != PAUSED:
+            return
+        self._pending[self.session.request(kind, **params)] = callback
+
+    # ---- panels that ask the lesson -----------------------------------------------------
+
+    def _on_stack_view_frame_selected(self, index: int, line: int) -> None:
+        self.code_view.go_to_line(line)
+
+        def show(result: dict[str, Any]) -> None:
+            if result.get("ok"):
+                self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=False)
+                self.backward_panel.set_snapshot(result["vars"])
+                self._apply_graph(result.get("graph"))
+
+        self._request("frame", show, index=index)
+
+    def _on_variables_view_tensor_selected(self, expression: str, summary: dict[str, Any]) -> None:
+        self._inspected = expression
+        self.inspector.show_tensor(expression, summary)
+
+    def _on_inspector_values_requested(self, expression: str) -> None:
+        values: dict[str, Any] = {}
+
+        def show(result: dict[str, Any], key: str) -> None:
+            values[key] = result.get("values") if result.get("ok") else None
+            if len(values) == 2:
+                self.inspector.set_values(expression, values["value"], values["grad"])
+
+        self._request("values", lambda r: show(r, "value"), expression=expression)
+        self._request("values", lambda r: show(r, "grad"), expression=expression, grad=True)
+
+    def _refresh_inspector(self) -> None:
+        if self._inspected is None:
+            return
+        expression = self._inspected
+
+        def show(result: dict[str, Any]) -> None:
+            value = result.get("value") if result.get("ok") else None
+            if value and value.get("type") in ("Tensor", "Parameter"):
+                self.inspector.show_tensor(expression, value)
+
+        self._request("evaluate", show, expression=expression)
+
+    def _apply_graph(self, diff: dict[str, Any] | None) -> None:
+        if diff and diff.get("changed"):
+            self.graph_view.apply_diff(diff)
+            self.backward_panel.apply_diff(diff)
+
+    def _after_action(self, kind: str, result: dict[str, Any]) -> None:
+        """Show an autograd action's result, and the frame as the action left it."""
+        self.backward_panel.show_result(kind, result)
+        if "vars" in result:
+            self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
+            self.backward_panel.set_snapshot(result["vars"])
+        self._apply_graph(result.get("graph"))
+        self._refresh_inspector()
+        self._evaluate_watches()
+
+    def _on_backward_panel_preview_requested(self, params: dict[str, Any]) -> None:
+        self._request("preview_gradients", lambda r: self._after_action("preview", r), **params)
+
+    def _on_backward_panel_backward_requested(self, params: dict[str, Any]) -> None:
+        self._request("run_backward", lambda r: self._after_action("backward", r), **params)
+
+    def _on_backward_panel_grad_requested(self, params: dict[str, Any]) -> None:
+        self._request("autograd_grad", lambda r: self._after_action("grad", r), **params)
+
+    def _on_backward_panel_active_node_changed(self, node_id: int) -> None:
+        self.graph_view.set_active_node(node_id if node_id >= 0 else None)
+
+    def _on_backward_panel_lesson_requested(self, stem: str) -> None:
+        path = self.lessons_dir / f"{stem}.py"
+        if not path.is_file():
+            path = LESSONS_DIR / f"{stem}.py"
+        self.open_file(path)
+
+    def _on_variables_view_variable_hovered(self, name: str) -> None:
+        self.graph_view.highlight_variable(name or None)
+
+    def _on_console_evaluate_requested(self, expression: str) -> None:
+        self._request("evaluate", lambda result: self.console.show_result(expression, result), expression=expression)
+
+    def _evaluate_watches(self) -> None:
+        for expression in self.watch_view.expressions():
+            self._request("evaluate", lambda result, e=expression: self.watch_view.set_result(e, result),
+                          expression=expression)
+
+    def _on_watch_view_expressions_changed(self, expressions: list[str]) -> None:
+        settings.put("watch/expressions", list(expressions))
+        self._evaluate_watches()
+
+    # ---- editing ------------------------------------------------------------------------
+
+    def _on_toggle_breakpoint(self) -> None:
+        self.code_view.toggle_breakpoint()
+
+    def _on_code_view_breakpoints_changed(self, breakpoints: dict[int, str | None]) -> None:
+        if self.path is not None:
+            self.session.set_breakpoints(str(self.path), breakpoints)
+
+    def _on_code_view_source_edited(self) -> None:
+        self.notes_view.set_source(self.code_view.source())
+        self._autosave.start()
+        self._update_title()
+
+    def _on_lesson_browser_lesson_activated(self, path: str) -> None:
+        if self.path is None or self.workspace.open_path(path) != self.path:
+            self.open_file(path)
+
+    # ---- state --------------------------------------------------------------------------
+
+    def _clear_pause_views(self) -> None:
+        self.code_view.set_current_line(None)
+        self.code_view.set_previous_line(None)
+        self.code_view.set_error_line(None)
+        self.variables_view.clear()
+        self.graph_view.set_graph({"nodes": [], "edges": [], "roots": {}})
+        self.backward_panel.clear()
+        self.backward_panel.set_enabled_for_state(False)
+        self.stack_view.clear()
+        self.inspector.clear()
+        self._inspected = None
+        self._show_state()
+
+    def _show_state(self) -> None:
+        state = self.session.state
+        snapshot = self._last_snapshot
+        if self.path is None:
+            text = "Open a lesson to begin"
+        elif state == PAUSED and snapshot:
+            where = "line" if snapshot["function"] == "<module>" else f"{snapshot['function']}(), line"
+            what = {"call": "entering", "return": "returning from", "exception": "exception at"}.get(
+                snapshot["event"], "at")
+            text = f"Paused {what} {where} {snapshot['line']} — F10 step over, F11 step into, F5 continue"
+            if snapshot.get("post_mortem"):
+                text = (f"Error: {snapshot['exception']['type']} on line {snapshot['line']} — inspect the "
+                        "variables, then F5 or Shift+F5 to end the run")
+        elif state == RUNNING:
+            text = "Running… (F6 pauses, Shift+F5 stops)"
+        elif state == ENDED and self._end is not None:
+            text = self._end_text(self._end) + " — F5 runs again, F10/F11 step from the start"
+        else:
+            text = "Ready: F10 or F11 steps from the first line, F5 runs to the first breakpoint"
+        self.state_label.setText(text)
+        self.step_label.setText(f"step {snapshot['step']}" if snapshot and state == PAUSED else "")
+        self._show_grad_mode(snapshot if state == PAUSED else None)
+
+    def _show_grad_mode(self, snapshot: dict[str, Any] | None) -> None:
+        if snapshot is None:
+            self.grad_label.setText("")
+            self.grad_label.setStyleSheet("")
+            return
+        if snapshot.get("inference_mode"):
+            text, colour, tip = "inference_mode", "#8e44ad", "torch.inference_mode(): no graph and no version counters"
+        elif snapshot.get("grad_enabled"):
+            text, colour, tip = "grad enabled", "#1e8449", "autograd records the operations of this line"
+        else:
+            text, colour, tip = "no_grad", "#b9770e", "torch.no_grad(): results of this line will not require grad"
+        self.grad_label.setText(f" {text} ")
+        self.grad_label.setToolTip(tip)
+        self.grad_label.setStyleSheet(f"color: white; background: {colour}; border-radius: 3px;")
+
+    def _update_actions(self) -> None:
+        state = self.session.state
+        has_file = self.path is not None
+        idle = state in (IDLE, ENDED) and has_file
+        paused = state == PAUSED
+        running = state == RUNNING
+        self.act_start.setEnabled(idle or paused)
+        self.act_start.setText("&Continue" if paused else "&Start")
+        for action in (self.act_step_over, self.act_step_into):
+            action.setEnabled(idle or paused)
+        self.act_step_out.setEnabled(paused)
+        self.act_run_to_cursor.setEnabled(idle or paused)
+        self.act_pause.setEnabled(running)
+        self.act_stop.setEnabled(running or paused)
+        self.act_restart.setEnabled(has_file and (running or paused or state == ENDED))
+        self.act_toggle_bp.setEnabled(has_file)
+        self.act_save.setEnabled(has_file and not (running or paused))
+        self.act_revert.setEnabled(has_file and self.workspace.original_of(self.path) is not None)
+
+    # ---- layout and language ------------------------------------------------------------
+
+    def set_language(self, language: str) -> None:
+        """Show lesson titles and notes in ``language`` (remembered)."""
+        self.language = language
+        settings.put("language", language)
+        for code, action in self.language_actions.items():
+            action.setChecked(code == language)
+        self.notes_view.set_language(language)
+        self.lesson_browser.set_language(language)
+
+    def reset_layout(self) -> None:
+        """Put every dock back where it starts."""
+        for dock in self.docks.values():
+            dock.setFloating(False)
+            dock.show()
+        self.restoreState(self._default_state)
+
+    def _restore_layout(self) -> None:
+        geometry = settings.get("window/geometry")
+        if not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        state = settings.get("window/state")
+        if not state.isEmpty():
+            self.restoreState(state)
+        header = settings.get("variables/header")
+        if not header.isEmpty():
+            self.variables_view.restore_header_state(header)
+        self.notes_view.set_language(self.language)
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About GradStep",
+                          "GradStep steps through PyTorch lessons line by line so you can watch autograd "
+                          "build its graph and compute gradients.")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._may_discard_changes():
+            event.ignore()
+            return
+        settings.put("window/geometry", self.saveGeometry())
+        settings.put("window/state", self.saveState())
+        settings.put("variables/header", QByteArray(self.variables_view.header_state()))
+        self.bridge.detach()
+        self.session.close()
+        event.accept()

@@ -1,0 +1,110 @@
+"""Qt signals over the engine's session: the one place where lesson events enter the GUI thread.
+
+The session calls its listeners on a reader thread; :class:`SessionBridge` re-emits each
+message as a Qt signal, which Qt queues onto the GUI thread. Output arriving faster than
+the screen can show it is coalesced per stream so a print flood costs one signal per frame.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from app import messages as m
+from app.session import Session
+
+#: Characters of output held for the screen at most; past this the oldest are dropped (and said so).
+PENDING_LIMIT = 2_000_000
+
+
+class SessionBridge(QObject):
+    """Re-emits a :class:`~app.session.Session`'s messages as signals on the GUI thread.
+
+    Parameters
+    ----------
+    session
+        The engine session; the bridge adds itself as a listener. The bridge does not own
+        it: whoever made the session closes it.
+    """
+
+    started = Signal(str)
+    """A run began (the lesson's path)."""
+    paused = Signal(dict)
+    """The lesson paused; the snapshot."""
+    output = Signal(str, str)
+    """The lesson wrote text: stream ("stdout", "stderr", "native") and text."""
+    replied = Signal(int, str, dict)
+    """A request was answered: id, kind, result."""
+    ended = Signal(object)
+    """The run is over; the :class:`~app.messages.Ended` message."""
+
+    _message_arrived = Signal(object)
+
+    def __init__(self, session: Session, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self._pending: list[tuple[str, str]] = []
+        self._pending_chars = 0
+        self._dropped = 0
+        self._pending_lock = threading.Lock()
+        self._flush_timer = QTimer(self, singleShot=True, interval=30)
+        self._flush_timer.timeout.connect(self._flush_output)
+        self._message_arrived.connect(self._on_message_arrived)
+        session.listeners.append(self._on_session_message)
+
+    def detach(self) -> None:
+        """Stop listening to the session (before it is closed)."""
+        if self._on_session_message in self.session.listeners:
+            self.session.listeners.remove(self._on_session_message)
+
+    def _on_session_message(self, message: Any) -> None:
+        """Runs on the session's reader thread: hand the message to the GUI thread."""
+        if isinstance(message, m.Output):
+            with self._pending_lock:
+                first = not self._pending
+                self._pending.append((message.stream, message.text))
+                self._pending_chars += len(message.text)
+                while self._pending_chars > PENDING_LIMIT and len(self._pending) > 1:
+                    _, text = self._pending.pop(0)
+                    self._pending_chars -= len(text)
+                    self._dropped += len(text)
+            if first:
+                self._message_arrived.emit(None)
+            return
+        self._message_arrived.emit(message)
+
+    @Slot(object)
+    def _on_message_arrived(self, message: Any) -> None:
+        if message is None:
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
+            return
+        # Output that came before a pause or the end is shown before it.
+        self._flush_output()
+        if isinstance(message, m.Paused):
+            self.paused.emit(message.snapshot)
+        elif isinstance(message, m.Started):
+            self.started.emit(message.path)
+        elif isinstance(message, m.Reply):
+            self.replied.emit(message.id, message.kind, message.result)
+        elif isinstance(message, m.Ended):
+            self.ended.emit(message)
+
+    def _flush_output(self) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, []
+            dropped, self._dropped = self._dropped, 0
+            self._pending_chars = 0
+        if dropped:
+            self.output.emit("native", f"[… {dropped:,} characters of output skipped: the lesson printed "
+                                       "faster than they could be shown …]\n")
+        merged: list[list[str]] = []
+        for stream, text in pending:
+            if merged and merged[-1][0] == stream:
+                merged[-1][1] += text
+            else:
+                merged.append([stream, text])
+        for stream, text in merged:
+            self.output.emit(stream, text)
