@@ -1,0 +1,450 @@
+"""The code view as the learner uses it: breakpoints in the gutter, the debugger's lines, editing, colours."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from pygments.token import Keyword
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QHelpEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QToolTip, QWidget
+
+from widgets.code_view import LINE_COLOURS, TOKEN_STYLES, CodeView
+
+LESSON = '''"""Lesson: a tiny linear model, trained by hand.
+
+Steps through a forward pass, backward() and one update of the weights.
+"""
+
+import torch
+
+torch.manual_seed(0)
+
+
+def predict(x, w, b):
+    """The model: one linear layer."""
+    return x @ w + b  # broadcasting adds b to every row
+
+
+x = torch.randn(8, 3)
+true_w = torch.tensor([[2.0], [-1.0], [0.5]])
+y = x @ true_w + 0.1 * torch.randn(8, 1)
+
+w = torch.zeros(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+learning_rate = 0.1
+
+for step in range(5):
+    prediction = predict(x, w, b)
+    loss = ((prediction - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= learning_rate * w.grad
+        b -= learning_rate * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+    print(f"step {step}: loss = {loss.item():.4f}")
+
+if loss.item() > 1.0:
+    raise ValueError("the loss should have gone down")
+
+print("w =", w.detach().flatten().tolist())
+print("b =", b.item())
+'''
+
+
+#: The background of an unmarked line.
+PLAIN = "#ffffff"
+
+
+@pytest.fixture
+def view(qtbot) -> CodeView:
+    widget = CodeView()
+    qtbot.addWidget(widget)
+    widget.resize(600, 400)
+    widget.set_source(LESSON, "/lessons/linear.py")
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def gutter(view: CodeView) -> QWidget:
+    return view.findChild(QWidget, "code_gutter")
+
+
+def gutter_point(view: CodeView, line: int) -> QPoint:
+    """The middle of ``line``'s row in the gutter, left of the numbers where breakpoints are drawn."""
+    block = view.document().findBlockByNumber(line - 1)
+    row = view.blockBoundingGeometry(block).translated(view.contentOffset())
+    return QPoint(6, int(row.center().y()))
+
+
+def click_gutter(qtbot, view: CodeView, line: int) -> dict:
+    with qtbot.waitSignal(view.breakpoints_changed) as blocker:
+        qtbot.mouseClick(gutter(view), Qt.LeftButton, pos=gutter_point(view, line))
+    return blocker.args[0]
+
+
+def put_cursor(view: CodeView, line: int, column: int) -> None:
+    cursor = view.textCursor()
+    cursor.setPosition(view.document().findBlockByNumber(line - 1).position() + column)
+    view.setTextCursor(cursor)
+
+
+def select_lines(view: CodeView, first: int, last: int) -> None:
+    """Select whole lines, line breaks included, as a triple-click and drag does."""
+    cursor = view.textCursor()
+    cursor.setPosition(view.document().findBlockByNumber(first - 1).position())
+    cursor.setPosition(view.document().findBlockByNumber(last).position(), cursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+
+
+def line_text(view: CodeView, line: int) -> str:
+    return view.document().findBlockByNumber(line - 1).text()
+
+
+def row_y(view: CodeView, line: int) -> int:
+    block = view.document().findBlockByNumber(line - 1)
+    return int(view.blockBoundingGeometry(block).translated(view.contentOffset()).center().y())
+
+
+def backgrounds(view: CodeView, *lines: int) -> dict[int, str]:
+    """Line -> the colour on screen at the right end of its row, past the text."""
+    image = view.viewport().grab().toImage()
+    return {line: image.pixelColor(image.width() - 4, row_y(view, line)).name() for line in lines}
+
+
+def gutter_colours(view: CodeView, line: int) -> set[str]:
+    """The colours drawn in ``line``'s row of the gutter, across its middle."""
+    image = gutter(view).grab().toImage()
+    return {image.pixelColor(x, row_y(view, line)).name() for x in range(image.width())}
+
+
+def formats_of(view: CodeView, line: int) -> list[tuple[str, QColor, bool, bool]]:
+    """(text, colour, bold, italic) of each coloured piece of ``line``."""
+    block = view.document().findBlockByNumber(line - 1)
+    return [(block.text()[r.start:r.start + r.length], r.format.foreground().color(),
+             r.format.fontWeight() == QFont.Bold, r.format.fontItalic())
+            for r in block.layout().formats()]
+
+
+def colour_of(view: CodeView, line: int, word: str) -> QColor | None:
+    text = line_text(view, line)
+    column = text.index(word)
+    for r in view.document().findBlockByNumber(line - 1).layout().formats():
+        if r.start <= column < r.start + r.length:
+            return r.format.foreground().color()
+    return None
+
+
+# -- source ----------------------------------------------------------------------------------
+
+def test_set_source_roundtrip_is_not_an_edit(qtbot):
+    view = CodeView()
+    qtbot.addWidget(view)
+    with qtbot.assertNotEmitted(view.source_edited):
+        view.set_source("a = 1\r\nb = 2\n", "/tmp/two.py")
+    assert view.source() == "a = 1\nb = 2\n"
+    assert view.path() == "/tmp/two.py"
+    assert not view.document().isModified()
+    view.set_source(LESSON, None)
+    assert view.source() == LESSON and view.path() is None
+
+
+def test_typing_emits_source_edited_and_clears_the_debugger_marks(qtbot, view):
+    view.set_current_line(12)
+    view.set_previous_line(11)
+    put_cursor(view, 6, len("import torch"))
+    with qtbot.waitSignal(view.source_edited):
+        qtbot.keyClicks(view, ", math")
+    assert line_text(view, 6) == "import torch, math"
+    assert view.current_line() is None
+    assert backgrounds(view, 11, 12) == {11: PLAIN, 12: PLAIN}
+
+
+# -- breakpoints -----------------------------------------------------------------------------
+
+def test_gutter_click_adds_and_removes_a_breakpoint(qtbot, view):
+    assert click_gutter(qtbot, view, 25) == {25: None}
+    assert click_gutter(qtbot, view, 27) == {25: None, 27: None}
+    assert click_gutter(qtbot, view, 25) == {27: None}
+    assert view.breakpoints() == {27: None}
+    assert "Breakpoint" in view._gutter_tip(27)
+
+
+def test_clicking_below_the_last_line_sets_nothing(qtbot, view):
+    view.set_source("x = 1\n")
+    with qtbot.assertNotEmitted(view.breakpoints_changed):
+        qtbot.mouseClick(gutter(view), Qt.LeftButton, pos=QPoint(6, gutter(view).height() - 5))
+    assert view.breakpoints() == {}
+
+
+def right_click_and_choose(view: CodeView, line: int, label: str) -> None:
+    """Right-click ``line``'s gutter and pick ``label`` in the menu that pops up."""
+
+    def choose() -> None:
+        menu = QApplication.activePopupWidget()
+        if menu is None:
+            QTimer.singleShot(10, choose)
+            return
+        [action] = [action for action in menu.actions() if action.text() == label]
+        menu.close()
+        action.trigger()
+
+    QTimer.singleShot(0, choose)
+    point = gutter_point(view, line)
+    event = QContextMenuEvent(QContextMenuEvent.Mouse, point, gutter(view).mapToGlobal(point))
+    QApplication.sendEvent(gutter(view), event)
+
+
+def test_conditional_breakpoint_from_the_gutter_menu(qtbot, view, monkeypatch):
+    asked = []
+
+    def answer(parent, title, label, mode, text):
+        asked.append(text)
+        return "step == 3", True
+
+    monkeypatch.setattr(QInputDialog, "getText", answer)
+    with qtbot.waitSignal(view.breakpoints_changed) as blocker:
+        right_click_and_choose(view, 26, "Add conditional breakpoint…")
+    assert blocker.args[0] == {26: "step == 3"}
+    assert asked == [""]
+    point = gutter_point(view, 26)
+    QApplication.sendEvent(gutter(view), QHelpEvent(QEvent.ToolTip, point, gutter(view).mapToGlobal(point)))
+    qtbot.waitUntil(lambda: "step == 3" in QToolTip.text())
+
+    right_click_and_choose(view, 26, "Edit condition…")
+    assert asked == ["", "step == 3"]
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args: ("", True))
+    right_click_and_choose(view, 26, "Edit condition…")
+    assert view.breakpoints() == {26: None}
+    right_click_and_choose(view, 26, "Remove breakpoint")
+    assert view.breakpoints() == {}
+
+
+def test_set_condition_and_set_breakpoints(qtbot, view):
+    with qtbot.waitSignal(view.breakpoints_changed) as blocker:
+        view.set_condition(30, "  loss.item() < 0.5 ")
+    assert blocker.args[0] == {30: "loss.item() < 0.5"}
+    view.set_breakpoints({3: None, 30: "w.grad is None", 999: None})
+    assert view.breakpoints() == {3: None, 30: "w.grad is None"}
+    with pytest.raises(ValueError):
+        view.toggle_breakpoint(0)
+    put_cursor(view, 12, 0)
+    view.toggle_breakpoint()
+    assert 12 in view.breakpoints()
+
+
+def test_breakpoints_follow_their_code_through_edits(qtbot, view):
+    view.set_breakpoints({25: None, 27: "step > 1"})
+    assert line_text(view, 25).strip() == "prediction = predict(x, w, b)"
+
+    # A line inserted above moves both down.
+    put_cursor(view, 6, len(line_text(view, 6)))
+    with qtbot.waitSignal(view.breakpoints_changed) as blocker:
+        qtbot.keyClick(view, Qt.Key_Return)
+    assert blocker.args[0] == {26: None, 28: "step > 1"}
+
+    # Enter before the code of a breakpoint's line moves the breakpoint down with its code...
+    put_cursor(view, 26, 0)
+    qtbot.keyClick(view, Qt.Key_Return)
+    assert view.breakpoints() == {27: None, 29: "step > 1"}
+    assert line_text(view, 27).strip() == "prediction = predict(x, w, b)"
+    # ... undo brings it back...
+    view.undo()
+    assert view.breakpoints() == {26: None, 28: "step > 1"}
+    # ... and so does Backspace at the start of the line, joining it to the blank line above.
+    put_cursor(view, 26, 0)
+    qtbot.keyClick(view, Qt.Key_Return)
+    put_cursor(view, 27, 0)
+    qtbot.keyClick(view, Qt.Key_Backspace)
+    assert line_text(view, 26).strip() == "prediction = predict(x, w, b)"
+    assert view.breakpoints() == {26: None, 28: "step > 1"}
+
+    # Deleting a line above moves them up; deleting a breakpoint's line drops its breakpoint.
+    select_lines(view, 7, 7)
+    qtbot.keyClick(view, Qt.Key_Delete)
+    assert view.breakpoints() == {25: None, 27: "step > 1"}
+    select_lines(view, 25, 25)
+    with qtbot.waitSignal(view.breakpoints_changed) as blocker:
+        qtbot.keyClick(view, Qt.Key_Delete)
+    assert blocker.args[0] == {26: "step > 1"}
+    assert line_text(view, 26).strip() == "loss.backward()"
+
+
+def test_breakpoints_on_a_read_only_view_still_toggle(qtbot, view):
+    view.set_read_only(True)
+    assert click_gutter(qtbot, view, 28) == {28: None}
+
+
+# -- the debugger's lines --------------------------------------------------------------------
+
+def test_current_and_previous_lines_are_highlighted_with_arrows(view):
+    view.set_previous_line(25)
+    view.set_current_line(26)
+    assert view.current_line() == 26
+    assert backgrounds(view, 24, 25, 26, 27) == {
+        24: PLAIN, 25: LINE_COLOURS["previous"], 26: LINE_COLOURS["current"], 27: PLAIN}
+    assert LINE_COLOURS["current_arrow"] in gutter_colours(view, 26)
+    assert LINE_COLOURS["previous_arrow"] in gutter_colours(view, 25)
+    assert LINE_COLOURS["current_arrow"] not in gutter_colours(view, 27)
+
+    view.set_current_line(36, "exception")
+    view.set_previous_line(35)
+    assert backgrounds(view, 35, 36) == {35: LINE_COLOURS["previous"], 36: LINE_COLOURS["exception"]}
+    assert "exception" in view._gutter_tip(36)
+    view.set_current_line(12, "return")
+    assert "Returns" in view._gutter_tip(12)
+    view.set_error_line(36)
+    assert backgrounds(view, 36) == {36: LINE_COLOURS["error"]}
+    view.set_current_line(None)
+    view.set_previous_line(None)
+    view.set_error_line(None)
+    assert backgrounds(view, 35, 36) == {35: PLAIN, 36: PLAIN}
+
+
+def test_the_same_line_twice_shows_only_the_current_mark(view):
+    view.set_previous_line(24)
+    view.set_current_line(24)
+    assert backgrounds(view, 24) == {24: LINE_COLOURS["current"]}
+    assert LINE_COLOURS["previous_arrow"] not in gutter_colours(view, 24)
+
+
+def test_current_line_scrolls_only_when_off_screen(view):
+    view.set_source("\n".join(f"x{n} = {n}" for n in range(1, 301)))
+    bar = view.verticalScrollBar()
+    view.set_current_line(5)
+    assert bar.value() == 0
+    view.set_current_line(200)
+    first = bar.value()
+    assert 150 < first < 200
+    view.set_current_line(201)  # on screen already: no jump
+    assert bar.value() == first
+    view.go_to_line(3)
+    assert view.cursor_line() == 3 and bar.value() < 3
+
+
+# -- editing ---------------------------------------------------------------------------------
+
+def test_read_only_blocks_typing_and_says_so(qtbot, view):
+    view.set_read_only(True)
+    label = view.findChild(QLabel, "code_lock_label")
+    assert not label.isVisible()
+    assert view.viewport().palette().color(view.viewport().backgroundRole()).name() != PLAIN  # tinted
+    put_cursor(view, 6, 0)
+    qtbot.keyClicks(view, "oops")
+    qtbot.keyClick(view, Qt.Key_Return)
+    qtbot.keyClick(view, Qt.Key_Tab)
+    assert view.source() == LESSON
+    assert label.isVisible() and "Read-only" in label.text()
+    qtbot.waitUntil(lambda: not label.isVisible(), timeout=5000)  # the note goes away by itself
+    qtbot.keyClick(view, Qt.Key_Down)  # the cursor still moves, for run-to-cursor
+    assert view.cursor_line() == 7
+    view.set_read_only(False)
+    assert not label.isVisible()
+    put_cursor(view, 6, 0)
+    qtbot.keyClicks(view, "ok")
+    assert line_text(view, 6) == "okimport torch"
+
+
+def test_auto_indent_tab_and_backspace(qtbot, view):
+    view.set_source("")
+    qtbot.keyClicks(view, "def f(x):")
+    qtbot.keyClick(view, Qt.Key_Return)
+    qtbot.keyClicks(view, "if x:")
+    qtbot.keyClick(view, Qt.Key_Return)
+    qtbot.keyClicks(view, "return x")
+    qtbot.keyClick(view, Qt.Key_Return)
+    assert view.source() == "def f(x):\n    if x:\n        return x\n    "
+    qtbot.keyClick(view, Qt.Key_Backspace)
+    qtbot.keyClick(view, Qt.Key_Tab)
+    qtbot.keyClick(view, Qt.Key_Tab)
+    qtbot.keyClicks(view, "y")
+    assert view.source().splitlines()[-1] == "        y"
+
+    select_lines(view, 2, 3)
+    qtbot.keyClick(view, Qt.Key_Tab)
+    assert view.source().splitlines()[1:3] == ["        if x:", "            return x"]
+    qtbot.keyClick(view, Qt.Key_Backtab)
+    qtbot.keyClick(view, Qt.Key_Backtab)
+    assert view.source().splitlines()[1:3] == ["if x:", "    return x"]
+
+
+def test_ctrl_slash_toggles_comments_on_the_selected_lines(qtbot, view):
+    cursor = view.textCursor()
+    cursor.setPosition(view.document().findBlockByNumber(28).position())
+    cursor.setPosition(view.document().findBlockByNumber(30).position() + 3, cursor.MoveMode.KeepAnchor)
+    view.setTextCursor(cursor)
+    qtbot.keyClick(view, Qt.Key_Slash, Qt.ControlModifier)
+    assert [line_text(view, n) for n in (29, 30, 31)] == [  # commented at the outermost indentation
+        "    #     w -= learning_rate * w.grad", "    #     b -= learning_rate * b.grad", "    # w.grad.zero_()"]
+    qtbot.keyClick(view, Qt.Key_Slash, Qt.ControlModifier)
+    assert view.source() == LESSON
+
+
+def test_zoom_with_ctrl_plus_and_minus(qtbot, view):
+    size, width = view.font().pointSizeF(), gutter(view).width()
+    qtbot.keyClick(view, Qt.Key_Plus, Qt.ControlModifier)
+    qtbot.keyClick(view, Qt.Key_Plus, Qt.ControlModifier)
+    assert view.font().pointSizeF() == size + 2
+    assert gutter(view).width() > width
+    qtbot.keyClick(view, Qt.Key_Minus, Qt.ControlModifier)
+    assert view.font().pointSizeF() == size + 1
+    qtbot.keyClick(view, Qt.Key_0, Qt.ControlModifier)
+    assert view.font().pointSizeF() == size
+    centre = QPointF(view.viewport().rect().center())
+    wheel = QWheelEvent(centre, QPointF(view.viewport().mapToGlobal(centre.toPoint())), QPoint(), QPoint(0, 120),
+                        Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), wheel)
+    assert view.font().pointSizeF() == size + 1
+    assert view.fontMetrics().horizontalAdvance("i") == view.fontMetrics().horizontalAdvance("W")  # monospace
+
+
+# -- colours ---------------------------------------------------------------------------------
+
+def test_keywords_names_strings_and_comments_look_different(view):
+    keyword = colour_of(view, 11, "def")
+    assert keyword == QColor(TOKEN_STYLES[Keyword][0])
+    assert colour_of(view, 11, "x,") is None  # a plain name keeps the text colour
+    assert colour_of(view, 11, "predict") not in (None, keyword)
+    comment = colour_of(view, 13, "# broadcasting")
+    string = colour_of(view, 36, '"the loss')
+    assert None not in (comment, string) and comment != string and keyword not in (comment, string)
+    assert any(italic for text, _, _, italic in formats_of(view, 13) if text.startswith("#"))
+
+
+def test_a_docstring_over_several_lines_stays_a_string(view):
+    string = colour_of(view, 1, '"""Lesson')
+    assert colour_of(view, 3, "Steps through") == string
+    assert colour_of(view, 4, '"""') == string
+    assert colour_of(view, 6, "import") != string  # the string closed on line 4
+    # Opening a docstring re-colours the lines after it; closing it restores them.
+    cursor = view.textCursor()
+    cursor.setPosition(view.document().findBlockByNumber(5).position())
+    cursor.insertText('"""')
+    assert colour_of(view, 8, "torch") == string
+    view.undo()
+    assert colour_of(view, 8, "torch") != string
+
+
+def test_a_two_thousand_line_file_is_coloured_quickly(view):
+    source = "\n".join(f"value_{n} = torch.ones({n}) * {n}.5  # line {n}" for n in range(2000))
+    start = time.perf_counter()
+    view.set_source(source)
+    elapsed = time.perf_counter() - start
+    print(f"2,000 lines shown and coloured in {elapsed * 1000:.0f} ms")
+    assert elapsed < 2.0
+    assert colour_of(view, 2000, "# line") is not None
+
+
+def test_screenshot_of_a_paused_lesson(qtbot, view):
+    view.set_breakpoints({25: None, 29: "step == 3"})
+    view.set_previous_line(25)
+    view.set_current_line(26)
+    view.verticalScrollBar().setValue(8)
+    qtbot.wait(10)
+    path = Path("/tmp/code_view.png")
+    view.grab().save(str(path))
+    assert path.stat().st_size > 0

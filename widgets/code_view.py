@@ -1,0 +1,823 @@
+"""The lesson's source: an editor with line numbers, breakpoints and the line the debugger is at.
+
+Features
+--------
+- A gutter with line numbers, breakpoints (a red dot; a conditional one carries a white
+  ``?`` and its tooltip shows the condition) and arrows: the line about to run (a red arrow,
+  pointing down into a function on ``call``, back out on ``return``) and the line that just
+  ran (a light-green arrow, as in Python Tutor). Click the gutter to toggle a breakpoint;
+  right-click it to add, edit or remove a condition.
+- Full-width highlights: yellow for the line about to run, red when it raised, light green
+  for the line that just ran, red for an error line. A line that is already on screen is
+  highlighted without scrolling; one that is not is brought a third of the way down.
+- Python colours from Pygments' tokenizer, one line at a time; a triple-quoted string that
+  spans lines is carried from line to line in the block state, and lexed lines are cached.
+- Breakpoints stay with their code: a line inserted or deleted above moves them, a line break
+  typed before the code moves them down with it, and deleting the line drops them.
+- Editing as in a small IDE: monospace font, Tab inserts four spaces (indents a selection),
+  Shift+Tab dedents, Enter keeps the indentation (four more after a ``:``), Backspace in the
+  indentation removes four spaces, Ctrl+/ toggles comments, Ctrl+wheel / Ctrl++ / Ctrl+- /
+  Ctrl+0 zoom.
+- Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
+  note saying why under the cursor; the cursor still moves (for run-to-cursor) and
+  breakpoints can still be toggled.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pygments.lexers import PythonLexer
+from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFont,
+    QFontDatabase,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QPen,
+    QPolygonF,
+    QResizeEvent,
+    QSyntaxHighlighter,
+    QTextBlock,
+    QTextBlockUserData,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QToolTip, QWidget
+
+TokenType = type(Token)
+INDENT = "    "
+#: Colour, bold and italic of each kind of token, chosen for a light background. A token takes
+#: the style of its nearest listed ancestor (``Keyword.Namespace`` is drawn as ``Keyword``).
+TOKEN_STYLES: dict[TokenType, tuple[str, bool, bool]] = {
+    Keyword: ("#0033b3", True, False),
+    Operator.Word: ("#0033b3", True, False),
+    Name.Builtin: ("#000080", False, False),
+    Name.Builtin.Pseudo: ("#94558d", False, False),
+    Name.Exception: ("#000080", False, False),
+    Name.Function: ("#00627a", False, False),
+    Name.Class: ("#00627a", True, False),
+    Name.Decorator: ("#9e880d", False, False),
+    String: ("#067d17", False, False),
+    String.Escape: ("#0037a6", False, False),
+    String.Interpol: ("#0037a6", False, False),
+    Number: ("#1750eb", False, False),
+    Comment: ("#8c8c8c", False, True),
+}
+#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
+LINE_COLOURS = {
+    "current": "#fff1b8",
+    "exception": "#ffd6d6",
+    "previous": "#e2f3da",
+    "error": "#ffe1e1",
+    "current_arrow": "#c62828",
+    "previous_arrow": "#8cc56a",
+    "breakpoint": "#e51400",
+    "breakpoint_edge": "#a30f00",
+}
+#: What the arrow's tooltip says for each kind of pause.
+EVENT_TIPS = {
+    "line": "Runs next",
+    "call": "A function was just called: its body runs from here",
+    "return": "Returns from here: the function's value goes back to the caller",
+    "exception": "Raised an exception",
+}
+#: How long the "read-only" note stays up after a key press that could not edit.
+LOCK_NOTE_MS = 2500
+MIN_POINT_SIZE = 6.0
+MAX_POINT_SIZE = 40.0
+#: Lexed lines kept; a full cache is emptied rather than aged (a lesson is far smaller).
+LEX_CACHE_SIZE = 20_000
+
+
+def _char_format(colour: str, bold: bool, italic: bool) -> QTextCharFormat:
+    char_format = QTextCharFormat()
+    char_format.setForeground(QColor(colour))
+    if bold:
+        char_format.setFontWeight(QFont.Bold)
+    char_format.setFontItalic(italic)
+    return char_format
+
+
+def _mix(base: QColor, tint: QColor, amount: float) -> QColor:
+    """``base`` moved ``amount`` (0..1) of the way toward ``tint``."""
+    return QColor.fromRgbF(*(b + (t - b) * amount for b, t in zip(base.getRgbF()[:3], tint.getRgbF()[:3], strict=True)))
+
+
+class _PythonHighlighter(QSyntaxHighlighter):
+    """Colours one line at a time from Pygments' Python tokens.
+
+    The block state is 0 outside strings, or ``k`` when the line ends inside the triple-quoted
+    string opened by ``self._openers[k - 1]`` (its quotes and any prefix such as ``f``): the next
+    line is lexed with that opener in front of it, so the string's colour (and an f-string's
+    fields) carries on.
+    """
+
+    def __init__(self, document: QTextDocument) -> None:
+        super().__init__(document)
+        self._lexer = PythonLexer()
+        self._formats = {token: _char_format(*style) for token, style in TOKEN_STYLES.items()}
+        self._styles: dict[TokenType, TokenType | None] = {}
+        self._openers: list[str] = []
+        self._cache: dict[tuple[int, str], tuple[list[tuple[int, int, TokenType]], int]] = {}
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
+        state = max(self.previousBlockState(), 0)
+        lexed = self._cache.get((state, text))
+        if lexed is None:
+            if len(self._cache) >= LEX_CACHE_SIZE:
+                self._cache.clear()
+            lexed = self._cache[(state, text)] = self._lex(text, state)
+        runs, end_state = lexed
+        for start, length, style in runs:
+            self.setFormat(start, length, self._formats[style])
+        self.setCurrentBlockState(end_state)
+
+    def _lex(self, text: str, state: int) -> tuple[list[tuple[int, int, TokenType]], int]:
+        """Runs of (start, length, style) for ``text``, merged where neighbours share a style, and the end state."""
+        opener = self._openers[state - 1] if state else ""
+        runs: list[tuple[int, int, TokenType]] = []
+        open_string = ""  # the affix and quotes of a triple-quoted string not yet closed
+        affix = ""
+        token = String
+        for index, token, value in self._lexer.get_tokens_unprocessed(opener + text + "\n"):
+            if token in String and value in ('"""', "'''"):
+                if not open_string:
+                    open_string = affix + value
+                elif open_string.endswith(value):
+                    open_string = ""
+            affix = value if token is String.Affix else ""
+            style = self._style(token)
+            start, end = max(index - len(opener), 0), min(index - len(opener) + len(value), len(text))
+            if style is None or end <= start:
+                continue
+            if runs and runs[-1][2] is style and runs[-1][0] + runs[-1][1] == start:
+                runs[-1] = (runs[-1][0], end - runs[-1][0], style)
+            else:
+                runs.append((start, end - start, style))
+        # The newline token is part of the string only when the line ends inside one.
+        if open_string and token in String:
+            if open_string not in self._openers:
+                self._openers.append(open_string)
+            return runs, self._openers.index(open_string) + 1
+        return runs, 0
+
+    def _style(self, token: TokenType) -> TokenType | None:
+        if token not in self._styles:
+            ancestor = token
+            while ancestor is not None and ancestor not in self._formats:
+                ancestor = ancestor.parent
+            self._styles[token] = ancestor
+        return self._styles[token]
+
+
+class _LineToken(QTextBlockUserData):
+    """Marks the block a breakpoint was set on; Qt deletes it with the block, which is how a deleted line is noticed."""
+
+    def __init__(self, key: int) -> None:
+        super().__init__()
+        self.key = key
+
+
+@dataclass
+class _Breakpoint:
+    """A breakpoint and the cursors that follow its code through edits."""
+
+    key: int
+    condition: str | None
+    code_start: QTextCursor  # at the first non-blank character of the line (its end if blank)
+    code_end: QTextCursor  # at the end of the line
+
+
+class _Gutter(QWidget):
+    """The strip left of the text: breakpoints, line numbers, arrows. It draws and reports; the view decides."""
+
+    def __init__(self, view: CodeView) -> None:
+        super().__init__(view)
+        self._view = view
+        self.hover_line: int | None = None
+        self.setObjectName("code_gutter")
+        self.setMouseTracking(True)
+        self.setCursor(Qt.PointingHandCursor)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        self._view._paint_gutter(self, event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        line = self._view._line_at(event.position().y())
+        if event.button() == Qt.LeftButton and line is not None:
+            self._view.toggle_breakpoint(line)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        line = self._view._line_at(event.position().y())
+        if line != self.hover_line:
+            self.hover_line = line
+            self.update()
+
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        self.hover_line = None
+        self.update()
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
+        line = self._view._line_at(event.pos().y())
+        if line is not None:
+            menu = self._view._gutter_menu(line)
+            menu.exec(event.globalPos())
+            menu.deleteLater()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.ToolTip:
+            line = self._view._line_at(event.pos().y())
+            if line is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(event.globalPos(), self._view._gutter_tip(line), self)
+            return True
+        return super().event(event)
+
+
+class CodeView(QPlainTextEdit):
+    """The editor of the lesson's source, with breakpoints and the debugger's position.
+
+    Lines are 1-based everywhere. The view keeps the breakpoints (following their code through
+    edits); the current, previous and error lines are only shown, and are cleared by an edit.
+
+    Parameters
+    ----------
+    parent : QWidget, optional
+    """
+
+    breakpoints_changed = Signal(object)
+    """The breakpoints changed (toggled, given a condition, moved or dropped by an edit); carries {line: condition}."""
+    source_edited = Signal()
+    """The learner changed the text (typing, pasting, undo); :meth:`set_source` does not emit it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("code_view")
+        self._path: str | None = None
+        self._text: str | None = ""
+        self._entries: list[_Breakpoint] = []
+        self._breakpoints: dict[int, str | None] = {}
+        self._keys = itertools.count(1)
+        self._current: tuple[int, str] | None = None
+        self._previous: int | None = None
+        self._error: int | None = None
+        self._normal_palette = QPalette(self.palette())
+        self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
+
+        self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self._gutter = _Gutter(self)
+        self._lock_label = QLabel("Read-only while the lesson runs: stop it to edit", self)
+        self._lock_label.setObjectName("code_lock_label")
+        self._lock_label.setStyleSheet(
+            "QLabel { background: rgba(255, 255, 255, 215); color: #5f6b7a; border: 1px solid #c5ccd6;"
+            " border-radius: 3px; padding: 1px 6px; }")
+        self._lock_label.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self._lock_label.hide()
+        self._lock_timer = QTimer(self)
+        self._lock_timer.setSingleShot(True)
+        self._lock_timer.setInterval(LOCK_NOTE_MS)
+        self._lock_timer.timeout.connect(self._lock_label.hide)
+        self._highlighter = _PythonHighlighter(self.document())
+        self._zoom_to(self._base_point_size)
+
+        self.blockCountChanged.connect(self._on_self_block_count_changed)
+        self.updateRequest.connect(self._on_self_update_request)
+        self.document().contentsChanged.connect(self._on_document_contents_changed)
+
+    # -- public API -------------------------------------------------------------------------
+
+    def set_source(self, text: str, path: str | None = None) -> None:
+        """Show ``text`` (the file at ``path``, if any), dropping breakpoints, marks and undo history."""
+        self._entries.clear()
+        self._current = self._previous = self._error = None
+        self._path = path
+        self._text = None  # loading: not an edit
+        self.setPlainText(text)
+        self._text = self.toPlainText()
+        self.document().setModified(False)
+        self._publish_breakpoints()
+        self._refresh_marks()
+
+    def source(self) -> str:
+        """The text as it is now, edits included."""
+        return self.toPlainText()
+
+    def path(self) -> str | None:
+        """The file given to :meth:`set_source`, or None."""
+        return self._path
+
+    def set_read_only(self, read_only: bool) -> None:
+        """Lock the text while a lesson runs (tinted; typing shows why); the cursor still moves, breakpoints toggle."""
+        if read_only and not self.isReadOnly():
+            self._normal_palette = QPalette(self.palette())
+        self.setReadOnly(read_only)
+        if read_only:
+            self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
+            palette = QPalette(self._normal_palette)
+            palette.setColor(QPalette.Base, _mix(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07))
+            self.setPalette(palette)
+        else:
+            self.setPalette(self._normal_palette)
+            self._lock_timer.stop()
+            self._lock_label.hide()
+
+    def breakpoints(self) -> dict[int, str | None]:
+        """Line -> condition (None for an unconditional breakpoint)."""
+        return dict(self._breakpoints)
+
+    def set_breakpoints(self, breakpoints: dict[int, str | None]) -> None:
+        """Replace all breakpoints; lines outside the text are ignored."""
+        self._entries.clear()
+        for line, condition in sorted(breakpoints.items()):
+            if 1 <= line <= self.blockCount():
+                self._add_entry(line, condition)
+        self._publish_breakpoints()
+
+    def toggle_breakpoint(self, line: int | None = None) -> None:
+        """Add a breakpoint on ``line`` (the cursor's line when None), or remove the one there."""
+        line = self.cursor_line() if line is None else self._checked(line)
+        if line in self._breakpoints:
+            self._entries = [entry for entry in self._entries if entry.code_start.blockNumber() + 1 != line]
+        else:
+            self._add_entry(line, None)
+        self._publish_breakpoints()
+
+    def set_condition(self, line: int, condition: str | None) -> None:
+        """Pause at ``line`` only when ``condition`` is true; adds the breakpoint if needed. None or "" = always."""
+        line = self._checked(line)
+        condition = condition.strip() if condition and condition.strip() else None
+        for entry in self._entries:
+            if entry.code_start.blockNumber() + 1 == line:
+                entry.condition = condition
+                break
+        else:
+            self._add_entry(line, condition)
+        self._publish_breakpoints()
+
+    def edit_condition(self, line: int | None = None) -> None:
+        """Ask for the condition of the breakpoint on ``line`` (the cursor's line when None) in a dialog."""
+        line = self.cursor_line() if line is None else self._checked(line)
+        condition, accepted = QInputDialog.getText(
+            self, "Breakpoint condition",
+            f"Pause at line {line} only when this expression is true (empty: always pause):",
+            QLineEdit.Normal, self._breakpoints.get(line) or "")
+        if accepted:
+            self.set_condition(line, condition)
+
+    def cursor_line(self) -> int:
+        """The line the text cursor is on."""
+        return self.textCursor().blockNumber() + 1
+
+    def go_to_line(self, line: int) -> None:
+        """Put the cursor at the start of ``line``'s code, scrolling only if the line is off screen."""
+        block = self.document().findBlockByNumber(self._checked(line) - 1)
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + len(block.text()) - len(block.text().lstrip()))
+        self.setTextCursor(cursor)
+        self._reveal(line)
+
+    def set_current_line(self, line: int | None, event: str = "line") -> None:
+        """Mark the line about to run (None clears it); ``event`` is the pause's: line, call, return or exception."""
+        self._current = (line, event) if self._in_text(line) else None
+        self._refresh_marks()
+        if self._current:
+            self._reveal(line)
+
+    def current_line(self) -> int | None:
+        """The line marked as about to run, or None."""
+        return self._current[0] if self._current else None
+
+    def set_previous_line(self, line: int | None) -> None:
+        """Mark the line that just ran (None clears it)."""
+        self._previous = line if self._in_text(line) else None
+        self._refresh_marks()
+
+    def set_error_line(self, line: int | None) -> None:
+        """Mark the line an error points to (None clears it)."""
+        self._error = line if self._in_text(line) else None
+        self._refresh_marks()
+        if self._error:
+            self._reveal(line)
+
+    # -- gutter (called by _Gutter) -----------------------------------------------------------
+
+    def _gutter_width(self) -> int:
+        digits = max(3, len(str(self.blockCount())))
+        return self._mark_width() * 2 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+
+    def _line_at(self, y: float) -> int | None:
+        """The line drawn at viewport height ``y``, or None below the last line."""
+        block = self.cursorForPosition(QPoint(0, int(y))).block()
+        geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        return block.blockNumber() + 1 if geometry.top() <= y < geometry.bottom() else None
+
+    def _gutter_menu(self, line: int) -> QMenu:
+        """The right-click menu of ``line``'s gutter."""
+        menu = QMenu(self)
+        if line in self._breakpoints:
+            menu.addAction("Edit condition…", lambda: self.edit_condition(line))
+            menu.addAction("Remove breakpoint", lambda: self.toggle_breakpoint(line))
+        else:
+            menu.addAction("Add breakpoint", lambda: self.toggle_breakpoint(line))
+            menu.addAction("Add conditional breakpoint…", lambda: self.edit_condition(line))
+        return menu
+
+    def _gutter_tip(self, line: int) -> str:
+        """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
+        tips = []
+        if self._current and self._current[0] == line:
+            tips.append(f"<b>{EVENT_TIPS.get(self._current[1], EVENT_TIPS['line'])}</b>")
+        if self._previous == line:
+            tips.append("Just ran")
+        if self._error == line:
+            tips.append("The error points here")
+        if line not in self._breakpoints:
+            tips.append("Click: add a breakpoint; right-click: a conditional one")
+        elif self._breakpoints[line] is None:
+            tips.append("Breakpoint. Click: remove; right-click: add a condition")
+        else:
+            condition = self._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
+            tips.append(f"Breakpoint when <code>{condition}</code> is true. Right-click: edit")
+        return f"Line {line}<br>" + "<br>".join(tips)
+
+    def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+        painter = QPainter(gutter)
+        palette = self.palette()
+        painter.fillRect(event.rect(), _mix(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
+        painter.setPen(palette.color(QPalette.Mid))
+        painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
+        painter.setRenderHint(QPainter.Antialiasing)
+        mark = self._mark_width()
+        number_colour = palette.color(QPalette.PlaceholderText)
+        line_height = self.fontMetrics().height()
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid() and top <= event.rect().bottom():
+            line = block.blockNumber() + 1
+            if top + line_height >= event.rect().top():
+                current = self._current is not None and self._current[0] == line
+                font = self.font()
+                font.setBold(current)
+                painter.setFont(font)
+                painter.setPen(palette.color(QPalette.Text) if current else number_colour)
+                painter.drawText(QRectF(mark, top, gutter.width() - 2 * mark - 4, line_height),
+                                 Qt.AlignRight | Qt.AlignVCenter, str(line))
+                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
+                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
+            top += self.blockBoundingRect(block).height()
+            block = block.next()
+        painter.end()
+
+    # -- Qt overrides -------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        # The marked lines are filled here, under the text, rather than with full-width extra
+        # selections: those leave a gap after italic text and miss the document margin.
+        painter = QPainter(self.viewport())
+        for line, colour in self._line_backgrounds():
+            row = self.blockBoundingGeometry(self.document().findBlockByNumber(line - 1))
+            row = row.translated(self.contentOffset())
+            painter.fillRect(QRectF(0, row.top(), self.viewport().width(), row.height()), QColor(colour))
+        painter.end()
+        super().paintEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._layout_gutter()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        control = bool(event.modifiers() & Qt.ControlModifier)
+        if event.matches(QKeySequence.ZoomIn) or (control and event.key() in (Qt.Key_Plus, Qt.Key_Equal)):
+            self._zoom_to(self.font().pointSizeF() + 1)
+        elif event.matches(QKeySequence.ZoomOut) or (control and event.key() == Qt.Key_Minus):
+            self._zoom_to(self.font().pointSizeF() - 1)
+        elif control and event.key() == Qt.Key_0:
+            self._zoom_to(self._base_point_size)
+        elif self.isReadOnly():
+            if _edits(event):
+                self._show_lock_note()
+            super().keyPressEvent(event)
+        elif not self._edit(event):
+            super().keyPressEvent(event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        if event.modifiers() & Qt.ControlModifier:
+            if event.angleDelta().y():
+                self._zoom_to(self.font().pointSizeF() + (1 if event.angleDelta().y() > 0 else -1))
+            event.accept()
+        else:
+            super().wheelEvent(event)
+
+    # -- handlers -----------------------------------------------------------------------------
+
+    def _on_self_block_count_changed(self, _count: int) -> None:
+        self._layout_gutter()
+
+    def _on_self_update_request(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def _on_document_contents_changed(self) -> None:
+        # Re-colouring also emits contentsChanged, so compare the text to see whether it was an edit.
+        if self._text is None:
+            return
+        text = self.toPlainText()
+        if text == self._text:
+            return
+        self._text = text
+        self._follow_code()
+        if self._current or self._previous or self._error:
+            self._current = self._previous = self._error = None
+            self._refresh_marks()
+        self.source_edited.emit()
+
+    # -- breakpoints --------------------------------------------------------------------------
+
+    def _add_entry(self, line: int, condition: str | None) -> None:
+        entry = _Breakpoint(0, condition, QTextCursor(self.document()), QTextCursor(self.document()))
+        self._mark(entry, self.document().findBlockByNumber(line - 1))
+        self._entries.append(entry)
+
+    def _mark(self, entry: _Breakpoint, block: QTextBlock) -> None:
+        """Make ``block`` ``entry``'s line."""
+        entry.key = next(self._keys)
+        block.setUserData(_LineToken(entry.key))
+        self._place_cursors(entry, block)
+
+    @staticmethod
+    def _place_cursors(entry: _Breakpoint, block: QTextBlock) -> None:
+        text = block.text()
+        entry.code_start.setPosition(block.position() + len(text) - len(text.lstrip()))
+        entry.code_end.setPosition(block.position() + len(text))
+
+    def _follow_code(self) -> None:
+        """After an edit, move each breakpoint to the line its code is now on, or drop it with its line.
+
+        The cursors moved with the text. A breakpoint whose code start is still in its marked block
+        stays there. Otherwise a line break went in before its code, or its line was joined to a
+        blank line above: it moves if its code is still there with only blanks before it. If its
+        line was deleted, the token went with the block and the cursors closed up: it is dropped.
+        """
+        in_place, moved = [], []
+        for entry in self._entries:
+            block = entry.code_start.block()
+            token = block.userData()
+            if isinstance(token, _LineToken) and token.key == entry.key:
+                in_place.append(entry)
+                self._place_cursors(entry, block)
+            elif (entry.code_end.position() > entry.code_start.position()
+                  and not block.text()[:entry.code_start.positionInBlock()].strip()):
+                moved.append(entry)
+        taken = {entry.code_start.blockNumber() for entry in in_place}
+        for entry in moved:
+            if entry.code_start.blockNumber() not in taken:
+                taken.add(entry.code_start.blockNumber())
+                self._mark(entry, entry.code_start.block())
+                in_place.append(entry)
+        self._entries = in_place
+        self._publish_breakpoints()
+
+    def _publish_breakpoints(self) -> None:
+        breakpoints = {entry.code_start.blockNumber() + 1: entry.condition for entry in self._entries}
+        if breakpoints != self._breakpoints:
+            self._breakpoints = breakpoints
+            self._gutter.update()
+            self.breakpoints_changed.emit(dict(breakpoints))
+
+    # -- marks --------------------------------------------------------------------------------
+
+    def _refresh_marks(self) -> None:
+        self.viewport().update()
+        self._gutter.update()
+
+    def _line_backgrounds(self) -> list[tuple[int, str]]:
+        """(line, colour) of each marked line, painted in this order: the current line on top."""
+        marks = []
+        if self._previous and (not self._current or self._current[0] != self._previous):
+            marks.append((self._previous, LINE_COLOURS["previous"]))
+        if self._error:
+            marks.append((self._error, LINE_COLOURS["error"]))
+        if self._current:
+            line, event = self._current
+            marks.append((line, LINE_COLOURS["exception" if event == "exception" else "current"]))
+        return marks
+
+    def _reveal(self, line: int) -> None:
+        """Scroll ``line`` a third of the way down the view, unless it is already fully on screen."""
+        block = self.document().findBlockByNumber(line - 1)
+        geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        if geometry.top() >= 0 and geometry.bottom() <= self.viewport().height():
+            return
+        rows = self.viewport().height() // max(self.fontMetrics().height(), 1)
+        self.verticalScrollBar().setValue(max(line - 1 - rows // 3, 0))
+
+    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        radius = min(cell.width(), cell.height()) * 0.36
+        centre = cell.center()
+        if line in self._breakpoints:
+            painter.setPen(QColor(LINE_COLOURS["breakpoint_edge"]))
+            painter.setBrush(QColor(LINE_COLOURS["breakpoint"]))
+            painter.drawEllipse(centre, radius, radius)
+            if self._breakpoints[line] is not None:
+                font = QFont(self.font())
+                font.setBold(True)
+                font.setPixelSize(max(int(radius * 1.7), 6))
+                painter.setFont(font)
+                painter.setPen(Qt.white)
+                painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
+                                 Qt.AlignCenter, "?")
+        elif line == self._gutter.hover_line:
+            hint = QColor(LINE_COLOURS["breakpoint"])
+            hint.setAlpha(70)
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(hint)
+            painter.drawEllipse(centre, radius, radius)
+
+    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        if self._current and self._current[0] == line:
+            colour, event = LINE_COLOURS["current_arrow"], self._current[1]
+        elif self._previous == line:
+            colour, event = LINE_COLOURS["previous_arrow"], "line"
+        elif self._error == line:  # a red cross
+            painter.setPen(QPen(QColor(LINE_COLOURS["current_arrow"]), 2.0))
+            half = min(cell.width(), cell.height()) * 0.25
+            painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
+            painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
+            return
+        else:
+            return
+        # An arrow pointing right in a unit box, turned for the event: down into a call, back on a return.
+        arrow = QPolygonF([QPointF(x, y) for x, y in
+                           ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))])
+        painter.save()
+        painter.translate(cell.center())
+        painter.rotate({"call": 45, "return": 180}.get(event, 0))
+        scale = min(cell.width(), cell.height()) * 0.45
+        painter.scale(scale, scale)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawPolygon(arrow)
+        painter.restore()
+
+    # -- editing ------------------------------------------------------------------------------
+
+    def _edit(self, event: QKeyEvent) -> bool:
+        """Handle the keys that edit like an IDE; False leaves the key to Qt."""
+        key, modifiers = event.key(), event.modifiers()
+        if key == Qt.Key_Tab and not modifiers & (Qt.ControlModifier | Qt.AltModifier):
+            self._indent()
+        elif key == Qt.Key_Backtab:
+            self._change_lines(lambda text: text[min(len(text) - len(text.lstrip(" ")), len(INDENT)):])
+        elif key in (Qt.Key_Return, Qt.Key_Enter) and not modifiers & Qt.ControlModifier:
+            self._new_line()
+        elif key == Qt.Key_Backspace and not modifiers and not self.textCursor().hasSelection():
+            return self._dedent_blank()
+        elif key == Qt.Key_Slash and modifiers & Qt.ControlModifier:
+            self._toggle_comment()
+        else:
+            return False
+        return True
+
+    def _indent(self) -> None:
+        cursor = self.textCursor()
+        if cursor.hasSelection() and len(self._selected_blocks()) > 1:
+            self._change_lines(lambda text: INDENT + text if text.strip() else text)
+        else:
+            cursor.insertText(" " * (len(INDENT) - cursor.positionInBlock() % len(INDENT)))
+
+    def _new_line(self) -> None:
+        """Break the line, keeping the indentation: one level more after a ``:``, one less after return/pass/..."""
+        cursor = self.textCursor()
+        before = cursor.block().text()[:cursor.positionInBlock()]
+        indent = before[:len(before) - len(before.lstrip())]
+        code = before.split("#", 1)[0].rstrip()
+        if code.endswith(":"):
+            indent += INDENT
+        elif code.strip().split(" ", 1)[0] in ("return", "pass", "break", "continue", "raise"):
+            indent = indent[:-len(INDENT)]
+        cursor.insertText("\n" + indent)
+        self.ensureCursorVisible()
+
+    def _dedent_blank(self) -> bool:
+        """Backspace in a line's indentation removes up to the previous indent stop."""
+        cursor = self.textCursor()
+        before = cursor.block().text()[:cursor.positionInBlock()]
+        if not before or before.strip(" "):
+            return False
+        cursor.movePosition(QTextCursor.Left, QTextCursor.KeepAnchor, (len(before) - 1) % len(INDENT) + 1)
+        cursor.removeSelectedText()
+        return True
+
+    def _toggle_comment(self) -> None:
+        texts = [self.document().findBlockByNumber(number).text() for number in self._selected_blocks()]
+        code = [text for text in texts if text.strip()]
+        if not code:
+            return
+        if all(text.lstrip().startswith("#") for text in code):
+            self._change_lines(_uncommented)
+        else:
+            column = min(len(text) - len(text.lstrip()) for text in code)
+            self._change_lines(lambda text: text[:column] + "# " + text[column:] if text.strip() else text)
+
+    def _selected_blocks(self) -> list[int]:
+        """Numbers of the blocks the selection covers (the cursor's block without one)."""
+        cursor = self.textCursor()
+        document = self.document()
+        first = document.findBlock(cursor.selectionStart()).blockNumber()
+        end = document.findBlock(cursor.selectionEnd())
+        last = end.blockNumber()
+        if cursor.hasSelection() and last > first and cursor.selectionEnd() == end.position():
+            last -= 1  # a selection ending at a line's start does not take that line
+        return list(range(first, last + 1))
+
+    def _change_lines(self, change: Callable[[str], str]) -> None:
+        """Rewrite each selected line with ``change``, as one undo step, keeping the lines selected."""
+        numbers = self._selected_blocks()
+        document = self.document()
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        for number in numbers:
+            block = document.findBlockByNumber(number)
+            new = change(block.text())
+            if new != block.text():
+                # Edit only the changed head or tail, so that cursors (and breakpoints) in the rest stay put.
+                head = len(os.path.commonprefix([block.text(), new]))
+                cursor.setPosition(block.position() + head)
+                cursor.setPosition(block.position() + len(block.text()), QTextCursor.KeepAnchor)
+                cursor.insertText(new[head:])
+        cursor.endEditBlock()
+        if len(numbers) > 1:
+            selection = QTextCursor(document.findBlockByNumber(numbers[0]))
+            last = document.findBlockByNumber(numbers[-1])
+            selection.setPosition(last.position() + len(last.text()), QTextCursor.KeepAnchor)
+            self.setTextCursor(selection)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _mark_width(self) -> int:
+        return self.fontMetrics().height() + 2
+
+    def _zoom_to(self, point_size: float) -> None:
+        font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        font.setPointSizeF(min(max(point_size, MIN_POINT_SIZE), MAX_POINT_SIZE))
+        self.setFont(font)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * len(INDENT))
+        self._layout_gutter()
+
+    def _layout_gutter(self) -> None:
+        """Size the gutter for the line count and font."""
+        self.setViewportMargins(self._gutter_width(), 0, 0, 0)
+        contents = self.contentsRect()
+        self._gutter.setGeometry(QRect(contents.left(), contents.top(), self._gutter_width(), contents.height()))
+
+    def _show_lock_note(self) -> None:
+        """Say why typing does nothing, just under the cursor, for a moment."""
+        self._lock_label.adjustSize()
+        viewport = self.viewport().geometry()
+        place = viewport.topLeft() + self.cursorRect().bottomLeft() + QPoint(0, 3)
+        if place.y() + self._lock_label.height() > viewport.bottom():
+            place.setY(viewport.top() + self.cursorRect().top() - self._lock_label.height() - 3)
+        place.setX(max(viewport.left() + 2, min(place.x(), viewport.right() - self._lock_label.width() - 2)))
+        self._lock_label.move(place)
+        self._lock_label.show()
+        self._lock_label.raise_()
+        self._lock_timer.start()
+
+    def _checked(self, line: int) -> int:
+        if not self._in_text(line):
+            raise ValueError(f"line {line} is not in the text (1..{self.blockCount()})")
+        return line
+
+    def _in_text(self, line: int | None) -> bool:
+        return line is not None and 1 <= line <= self.blockCount()
+
+
+def _edits(event: QKeyEvent) -> bool:
+    """Whether ``event`` would change the text of an editable view."""
+    return (event.key() in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_Backspace, Qt.Key_Delete, Qt.Key_Tab)
+            or any(event.matches(key) for key in (QKeySequence.Paste, QKeySequence.Cut, QKeySequence.Undo))
+            or (event.text().isprintable() and bool(event.text()) and not event.modifiers() & Qt.ControlModifier))
+
+
+def _uncommented(text: str) -> str:
+    """``text`` without the ``#`` (and one space after it) that starts its code."""
+    body = text.lstrip()
+    if not body.startswith("#"):
+        return text
+    return text[:len(text) - len(body)] + body[2 if body.startswith("# ") else 1:]
