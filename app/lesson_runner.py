@@ -36,6 +36,9 @@ FLUSH_SECONDS = 0.1
 #: The largest piece of text in one Output message.
 CHUNK_CHARS = 65536
 
+#: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
+_UNSEEN, _UNDEFINED = object(), object()
+
 _INTERRUPT = signal.SIGUSR1 if hasattr(signal, "SIGUSR1") else signal.SIGINT
 
 
@@ -129,6 +132,7 @@ class LessonRunner:
         self.graph = GraphTracker(self.snapshots.summarizer.tensors)
         self._frame_actions: dict[int, AutogradActions] = {}
         self.recording = 0
+        self.watching: dict[str, Any] | None = None
         self.tracer: Tracer | None = None
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
@@ -273,12 +277,43 @@ class LessonRunner:
     # ---- pausing ------------------------------------------------------------------------
 
     def _pause(self, frame: FrameType, event: str, arg: Any) -> tuple[str, str | None, int | None]:
+        changed: list[str] = []
+        if self.watching is not None and not self.tracer.hit_breakpoint:
+            changed = self._watch_changes(frame)
+            if not changed:
+                return "step_into", None, None  # keep watching without stopping
+        self.watching = None
         self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
-        resume = self._serve_pause(event, arg)
+        resume = self._serve_pause(event, arg, watch_changed=changed)
         if resume.action == "record":
             self.recording = resume.limit if resume.limit is not None else 10**9
             return "step_into", None, None
+        if resume.action == "continue" and resume.watches:
+            self.watching = {expression: _UNSEEN for expression in resume.watches}
+            self._watch_changes(frame)
+            return "step_into", None, None
         return resume.action, resume.file, resume.line
+
+    def _watch_changes(self, frame: FrameType) -> list[str]:
+        """The watched expressions whose value differs from the last one seen.
+
+        An expression that could not be evaluated when the run continued changes when it
+        first gets a value; one that fails later (a name out of scope in a called
+        function) is not compared at that line.
+        """
+        changed = []
+        for expression, before in self.watching.items():
+            try:
+                value = eval(expression, frame.f_globals, frame.f_locals)
+            except Exception:
+                if before is _UNSEEN:
+                    self.watching[expression] = _UNDEFINED
+                continue
+            now = value_fingerprint(self.snapshots.summarizer.summarize(value))
+            if before is not _UNSEEN and now != before:
+                changed.append(expression)
+            self.watching[expression] = now
+        return changed
 
     def _keep_recording(self) -> bool:
         """In record mode, whether this pause is reported and passed at once (no Pause arrived)."""
@@ -293,7 +328,8 @@ class LessonRunner:
         self.recording = 0
         return False
 
-    def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None) -> m.Resume:
+    def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None,
+                     watch_changed: list[str] | None = None) -> m.Resume:
         self.paused = True
         try:
             with outside_jit_tracing():
@@ -307,6 +343,7 @@ class LessonRunner:
                 if self.tracer.condition_error is not None:
                     snapshot["condition_error"] = self.tracer.condition_error
                     self.tracer.condition_error = None
+                snapshot["watch_changed"] = watch_changed or []
                 snapshot["recording"] = self._keep_recording()
                 self.channel.send(m.Paused(snapshot))
                 if snapshot["recording"]:
@@ -435,6 +472,20 @@ class LessonRunner:
         if params.get("grad"):
             tensor = tensor.grad
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}
+
+
+def value_fingerprint(summary: dict[str, Any]) -> Any:
+    """What makes two summaries the same value: the data and autograd state, not the object identity."""
+    def plain(item: Any) -> Any:
+        if isinstance(item, dict):
+            return tuple((k, plain(v)) for k, v in item.items() if k not in ("id", "version"))
+        if isinstance(item, list):
+            return tuple(plain(v) for v in item)
+        if hasattr(item, "tobytes"):
+            return (str(getattr(item, "dtype", "")), getattr(item, "shape", ()), item.tobytes())
+        return item
+
+    return plain(summary)
 
 
 def _open_channel() -> Channel:

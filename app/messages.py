@@ -35,12 +35,15 @@ class Resume:
 
     ``record`` steps into every event and reports each pause without waiting for the app,
     for ``limit`` pauses (or until a :class:`Pause` arrives), then pauses for real.
+    ``continue`` with ``watches`` also pauses at the first line where one of these
+    expressions has a different value than when the run continued.
     """
 
     action: str
     file: str | None = None
     line: int | None = None
     limit: int | None = None
+    watches: list[str] | None = None
 
 
 @dataclass

@@ -131,9 +131,12 @@ class Session:
         """Run until this frame has returned to its caller."""
         self._resume(m.Resume("step_out"))
 
-    def resume(self) -> None:
-        """Continue to the next breakpoint or the end."""
-        self._resume(m.Resume("continue"))
+    def resume(self, watches: list[str] | None = None) -> None:
+        """Continue to the next breakpoint or the end, or to where a watched expression changes.
+
+        With ``watches`` every line is traced (as Thonny does for watchpoints), which is slower.
+        """
+        self._resume(m.Resume("continue", watches=list(watches) if watches else None))
 
     def run_to(self, line: int, file: str | None = None) -> None:
         """Continue to ``line`` of ``file`` (the lesson by default), or to an earlier breakpoint."""

@@ -64,6 +64,7 @@ class Tracer:
         self._bp_lines: dict[CodeType, frozenset[int]] = {}
         self._bp_tracers: dict[CodeType, TraceFn] = {}
         self.condition_error: dict[str, Any] | None = None
+        self.hit_breakpoint = False
         self._local_fn = self._local
         self._global = self._make_global()
 
@@ -156,7 +157,8 @@ class Tracer:
             return self.action == "step_into" and not self._boring_exception(frame)
         if event == "call" and frame.f_code.co_name == "<module>":
             return False  # the module's own call event is not a step
-        if event == "line" and self._at_breakpoint(frame):
+        self.hit_breakpoint = event == "line" and self._at_breakpoint(frame)
+        if self.hit_breakpoint:
             return True
         action = self.action
         if action == "step_into":

@@ -219,3 +219,13 @@ def test_unusable_file_says_why_and_keeps_the_current_one(qtbot, window, tmp_pat
     assert not window.open_file(latin)
     assert window.path == before and "not UTF-8" in window.state_label.text()
     assert Path(window.code_view.path()) == before
+
+
+def test_a_watch_with_stop_on_change_stops_continue_where_it_changes(qtbot, window):
+    window.watch_view.set_expressions(["y"], stop_on_change=["y"])
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_paused(qtbot, window, 4)  # y was assigned on line 3
+    assert "y changed" in window.state_label.text()
+    qtbot.waitUntil(lambda: "MulBackward0" in window.watch_view.model.index(0, 1).data())

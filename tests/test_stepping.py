@@ -163,15 +163,16 @@ def test_continue_without_breakpoints_runs_to_the_end(session, events, lesson):
 
 def test_pause_interrupts_an_infinite_loop_at_a_user_line(session, events, lesson):
     path = lesson("""
+    print("looping", flush=True)
     n = 0
     while True:
         n += 1
     """)
     session.start(path, stop_on_entry=False)
-    events.wait(m.Started)
+    events.wait(m.Output)
     session.pause()
     snap = events.pause(timeout=10)
-    assert snap["line"] in (2, 3)
+    assert snap["line"] in (3, 4)
     assert snap["vars"]["n"]["value"] > 0
     session.stop()
 
@@ -255,3 +256,30 @@ def test_pause_ends_a_recording_of_an_endless_loop(session, events, lesson):
     assert session.state == "paused"
     session.step_into()
     assert not events.pause()["recording"]
+
+
+def test_continue_with_a_watch_stops_where_its_value_changes(session, events, lesson):
+    path = lesson("""
+    import torch
+    w = torch.ones(2, requires_grad=True)
+    for i in range(3):
+        loss = (w * i).sum()
+    loss.backward()        # grad appears
+    copy = w.grad.clone()
+    w.grad.zero_()         # grad zeroed
+    done = True
+    """)
+    session.start(path)
+    events.pause()
+    session.resume(watches=["w.grad"])
+    snap = events.pause()  # w.grad could not be evaluated when the run continued: it changes when w exists
+    assert snap["watch_changed"] == ["w.grad"] and snap["line"] == line_of(path, "for i")
+    session.resume(watches=["w.grad"])
+    snap = events.pause()
+    assert snap["watch_changed"] == ["w.grad"] and snap["line"] == line_of(path, "copy =")
+    assert snap["vars"]["w"]["grad"]["values"].tolist() == [2.0, 2.0]
+    session.resume(watches=["w.grad", "undefined_name"])
+    snap = events.pause()
+    assert snap["watch_changed"] == ["w.grad"] and snap["line"] == line_of(path, "done =")
+    session.resume(watches=["w.grad"])
+    assert events.end().status == "ok"

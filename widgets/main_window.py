@@ -413,7 +413,7 @@ class MainWindow(QMainWindow):
     def start_or_continue(self) -> None:
         """F5: continue a paused lesson, or run it to its first breakpoint."""
         if self.session.state == PAUSED:
-            self.session.resume()
+            self.session.resume(watches=self.watch_view.stop_on_change())
             self._on_resumed()
         elif self.session.state != RUNNING:
             self._start(stop_on_entry=False)
@@ -688,6 +688,8 @@ class MainWindow(QMainWindow):
             what = {"call": "entering", "return": "returning from", "exception": "exception at"}.get(
                 snapshot["event"], "at")
             text = f"Paused {what} {where} {snapshot['line']} — F10 step over, F11 step into, F5 continue"
+            if snapshot.get("watch_changed"):
+                text = f"Paused at line {snapshot['line']}: {', '.join(snapshot['watch_changed'])} changed"
             if snapshot.get("post_mortem"):
                 text = (f"Error: {snapshot['exception']['type']} on line {snapshot['line']} — inspect the "
                         "variables, then F5 or Shift+F5 to end the run")
