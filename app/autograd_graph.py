@@ -102,7 +102,11 @@ def find_tensors(variables: dict[str, Any]) -> list[tuple[str, Any]]:
         if not name.startswith("__"):
             _sort_value(torch, name, value, 1, found, pending)
     for name, value, depth in pending:  # grows while read: breadth first
-        for child_name, child in _children_of(torch, name, value):
+        try:
+            children = _children_of(torch, name, value)
+        except Exception:  # a half-built module (before super().__init__()) has nothing to show yet
+            continue
+        for child_name, child in children:
             _sort_value(torch, child_name, child, depth + 1, found, pending)
     return found
 

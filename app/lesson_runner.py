@@ -381,8 +381,15 @@ class LessonRunner:
         return self.frames[index][0]
 
     def _graph_update(self, frame: FrameType) -> dict[str, Any]:
-        """The change of the autograd graph of ``frame``'s tensors since the last look."""
-        return self.graph.update(frame.f_locals)
+        """The change of the autograd graph of ``frame``'s tensors since the last look.
+
+        The graph is an extra: if reading it fails, the pause goes on without it.
+        """
+        try:
+            return self.graph.update(frame.f_locals)
+        except Exception as exc:
+            return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
+                    "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}
 
     def _actions(self, frame: FrameType) -> AutogradActions:
         """The frame's autograd actions, kept for the pause (``_grads`` of one request serves the next)."""

@@ -299,3 +299,11 @@ def test_a_node_keeps_its_id_across_trackers():
     second = GraphTracker(TensorSummarizer()).update({"x": x, "y": y})
     assert first["roots"] == second["roots"]
     assert np.array_equal(first["added"][0]["saved"][0]["value"]["values"], np.array(3))
+
+
+def test_a_module_stepped_before_its_init_ran_has_no_tensors_yet():
+    class Half(torch.nn.Module):
+        pass
+
+    half = Half.__new__(Half)  # what a frame holds while Half.__init__ has not called super().__init__()
+    assert [name for name, _ in find_tensors({"self": half, "x": torch.ones(1)})] == ["x"]
