@@ -1,0 +1,148 @@
+"""The graph view and the backward panel in the main window, on a real lesson process."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPlainTextEdit
+from test_backward_panel import table_rows
+from test_graph_view import boxes, click, outline
+from test_main_window import press, wait_paused
+
+from app.session import Session
+from app.workspace import Workspace
+from widgets import settings
+from widgets.graph_view import PALETTE
+from widgets.main_window import MainWindow
+
+LESSON = '''import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+w = torch.tensor([3.0, 4.0], requires_grad=True)
+h = x * w
+loss = (h ** 2).sum()
+done = True
+'''
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings.use_file(str(tmp_path / "settings.ini"))
+    path = tmp_path / "graph_lesson.py"
+    path.write_text(LESSON, encoding="utf-8")
+    session = Session(warm_spare=False)
+    win = MainWindow(session, Workspace(tmp_path / "data"))
+    qtbot.addWidget(win)
+    win.show()
+    win.open_file(path)
+    yield win
+    win.close()
+    session.close()
+    settings.use_file(None)
+
+
+def step_to(qtbot, win, line):
+    press(qtbot, win, Qt.Key.Key_F10)
+    return wait_paused(qtbot, win, line)
+
+
+def at_done(qtbot, win):
+    """Run to the last line: the whole graph is built, nothing has run backward yet."""
+    win.code_view.go_to_line(6)
+    press(qtbot, win, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_paused(qtbot, win, 6)
+    qtbot.waitUntil(lambda: win.backward_panel.root_combo.currentText() == "loss")
+
+
+def pytorch_grads() -> dict[str, list[float]]:
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, 4.0], requires_grad=True)
+    ((x * w) ** 2).sum().backward()
+    return {"x": x.grad.tolist(), "w": w.grad.tolist()}
+
+
+def test_the_graph_grows_line_by_line_with_new_nodes_highlighted(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    for line in (2, 3, 4):
+        step_to(qtbot, window, line)
+    assert boxes(window.graph_view) == {}
+    snap = step_to(qtbot, window, 5)  # h = x * w ran: MulBackward0 and the two leaves appear
+    drawn = boxes(window.graph_view)
+    assert set(drawn) == {node["id"] for node in snap["graph"]["added"]} and len(drawn) == 3
+    assert all(outline(item) == PALETTE["new"] for item in drawn.values())
+    snap = step_to(qtbot, window, 6)  # loss = (h ** 2).sum() ran: two more, only they are new
+    drawn = boxes(window.graph_view)
+    newer = {node["id"] for node in snap["graph"]["added"]}
+    assert len(drawn) == 5 and len(newer) == 2
+    assert {i for i, item in drawn.items() if outline(item) == PALETTE["new"]} == newer
+    mul = snap["graph"]["roots"]["h"]
+    with qtbot.waitSignal(window.graph_view.node_selected, timeout=3000) as signal:
+        click(qtbot, window.graph_view, mul)
+    assert signal.args == [mul]
+    details = window.graph_view.findChild(QPlainTextEdit, "graph_details").toPlainText()
+    assert details.startswith("MulBackward0") and "_saved_self" in details
+
+
+def test_preview_then_backward_show_pytorchs_gradients_and_replay_walks_backwards(qtbot, window):
+    at_done(qtbot, window)
+    panel = window.backward_panel
+    expected = pytorch_grads()
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as preview:
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    assert {g["name"]: g["grad"]["values"].tolist() for g in preview.args[2]["grads"]} == expected
+    assert {name: after for name, (_, after) in table_rows(panel).items()} == {"x": "[18, 64]", "w": "[6, 32]"}
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as reply:
+        qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+    result = reply.args[2]
+    assert result["ok"] and table_rows(panel)["w"] == ("None", "[6, 32]")
+    assert result["vars"]["w"]["grad"]["values"].tolist() == expected["w"]
+    # the replay is a valid reverse order: a node runs after every node that sends it a gradient
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as graph_reply:
+        window._request("graph", lambda _result: None)
+    edges = graph_reply.args[2]["graph"]["edges"]
+    order = [step["id"] for step in result["replay"]]
+    position = {node_id: i for i, node_id in enumerate(order)}
+    for source, target, _ in edges:
+        if source in position and target in position:
+            assert position[source] < position[target]
+    assert result["replay"][0]["name"] == "SumBackward0"
+    panel.restart_replay()
+    seen = []
+    for _ in order:
+        with qtbot.waitSignal(panel.active_node_changed, timeout=3000) as active:
+            panel.step_forward()
+        seen.append(active.args[0])
+    assert seen == order
+    assert outline(boxes(window.graph_view)[order[-1]]) == PALETTE["active"][1]
+
+
+def test_second_backward_shows_the_error_card_and_the_app_keeps_working(qtbot, window):
+    at_done(qtbot, window)
+    panel = window.backward_panel
+    for _ in range(2):
+        with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as reply:
+            qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+    assert not reply.args[2]["ok"]
+    assert panel.card.isVisible()
+    assert "Trying to backward through the graph a second time" in panel.card.message.text()
+    press(qtbot, window, Qt.Key.Key_F10)
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot["event"] == "return")
+    press(qtbot, window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window._end is not None)
+    assert window._end.status == "ok"
+
+
+def test_hovering_a_variable_highlights_its_subgraph(qtbot, window):
+    at_done(qtbot, window)
+    window.variables_view.variable_hovered.emit("h")
+    roots = window._last_snapshot["graph"]["roots"]
+    highlighted = {i for i, item in boxes(window.graph_view).items() if outline(item) == PALETTE["highlight"]}
+    assert roots["h"] in highlighted and roots["loss"] not in highlighted
+
+
+def test_export_the_graph_of_a_pause(qtbot, window, tmp_path):
+    at_done(qtbot, window)
+    assert window.graph_view.export_png(tmp_path / "g.png") and window.graph_view.export_svg(tmp_path / "g.svg")
+    assert (tmp_path / "g.png").stat().st_size > 1000
+    assert "MulBackward0" in (tmp_path / "g.svg").read_text(encoding="utf-8")
