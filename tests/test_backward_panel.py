@@ -68,10 +68,21 @@ def test_root_picker_offers_tensors_with_grad_fn_or_requires_grad(panel):
     assert panel.vjp_label.isHidden()
 
     panel.root_combo.setCurrentText("y")
+    panel.root_combo.activated.emit(panel.root_combo.currentIndex())  # as when the learner picks it
     frame.namespace["z"] = frame.namespace["y"] * 2
     panel.set_snapshot(frame.vars())
-    assert panel.root_combo.currentText() == "y"  # the choice survives a new pause
+    assert panel.root_combo.currentText() == "y"  # the learner's choice survives a new pause
     assert "z" in roots(panel)
+
+
+def test_without_a_choice_the_root_follows_the_newest_loss(panel):
+    frame = linear_frame()
+    del frame.namespace["loss"]
+    panel.set_snapshot(frame.vars())
+    assert panel.root_combo.currentText() != "loss"
+    frame.namespace["loss"] = (frame.namespace["y"] ** 2).sum()
+    panel.set_snapshot(frame.vars())
+    assert panel.root_combo.currentText() == "loss"
 
 
 def test_non_scalar_root_explains_the_vector_jacobian_product(panel, qtbot):

@@ -278,6 +278,8 @@ class BackwardPanel(QWidget):
     def _build_backward_form(self) -> QWidget:
         self.root_combo = QComboBox()
         self.root_combo.setObjectName("root_combo")
+        self._chosen_root: str | None = None  # what the learner picked, kept across pauses
+        self.root_combo.activated.connect(self._on_root_combo_activated)
         self.root_combo.setToolTip("The tensor to call .backward() on: tensors of this frame with a grad_fn "
                                    "or requires_grad=True")
         self.root_combo.currentIndexChanged.connect(self._on_root_combo_current_index_changed)
@@ -433,7 +435,7 @@ class BackwardPanel(QWidget):
         self.root_combo.clear()
         self.root_combo.addItems(names)
         self.root_combo.blockSignals(False)
-        if current in names:
+        if current in names and current == self._chosen_root:
             self.root_combo.setCurrentText(current)
         elif names:
             self.root_combo.setCurrentIndex(names.index(self._default_root(names)))
@@ -584,6 +586,9 @@ class BackwardPanel(QWidget):
         self.step_forward()
 
     # -- the backward form --------------------------------------------------------------------
+
+    def _on_root_combo_activated(self, index: int) -> None:
+        self._chosen_root = self.root_combo.itemText(index)
 
     def _default_root(self, names: list[str]) -> str:
         """The last scalar computed by an operation (usually the loss), else the last computed tensor."""

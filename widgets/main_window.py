@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -98,6 +98,7 @@ class MainWindow(QMainWindow):
         self._run_path: str | None = None
         self._end: m.Ended | None = None
         self._inspected: str | None = None
+        self._sized = False
         self.setWindowTitle("GradStep")
         self.setAcceptDrops(True)
         self.resize(1280, 800)
@@ -157,12 +158,20 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["stack"], self.docks["watch"])
         self.docks["graph"].raise_()
         self.docks["stack"].raise_()
-        self.resizeDocks([self.docks["lessons"], self.docks["variables"]], [270, 470], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["lessons"], self.docks["notes"]], [220, 460], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["variables"], self.docks["graph"]], [230, 450], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["console"]], [220], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["console"], self.docks["stack"], self.docks["backward"]], [430, 250, 600],
+
+    def _size_docks(self) -> None:
+        """Give the docks their share of the window: the code keeps the middle, the graph the right."""
+        width, height = self.width(), self.height()
+        docks = self.docks
+        self.resizeDocks([docks["lessons"], docks["variables"]], [int(width * 0.2), int(width * 0.36)],
                          Qt.Orientation.Horizontal)
+        self.resizeDocks([docks["lessons"], docks["notes"]], [int(height * 0.28), int(height * 0.5)],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([docks["variables"], docks["graph"]], [int(height * 0.3), int(height * 0.5)],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([docks["console"]], [int(height * 0.27)], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["console"], docks["stack"], docks["backward"]],
+                         [int(width * 0.34), int(width * 0.2), int(width * 0.46)], Qt.Orientation.Horizontal)
 
     def _action(self, text: str, shortcut: str | None, icon: QStyle.StandardPixmap | None,
                 slot: Callable[[], None], tip: str) -> QAction:
@@ -754,6 +763,14 @@ class MainWindow(QMainWindow):
             dock.setFloating(False)
             dock.show()
         self.restoreState(self._default_state)
+        self._size_docks()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            if settings.get("window/state").isEmpty():
+                self._size_docks()
 
     def _restore_layout(self) -> None:
         geometry = settings.get("window/geometry")
