@@ -28,7 +28,7 @@ from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
 from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
-from app.tracer import Tracer
+from app.tracer import Tracer, untrace_imports
 
 #: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
 FLUSH_CHARS = 8192
@@ -194,6 +194,7 @@ class LessonRunner:
                                      "line": exc.lineno, "column": exc.offset,
                                      "text": (exc.text or "").rstrip("\n"), "traceback": []})
         self._prepare_main(command)
+        untrace_imports()
         self.tracer = Tracer({command.path}, self._pause)
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)

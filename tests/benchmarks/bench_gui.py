@@ -16,7 +16,6 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from _common import ROOT, write  # noqa: E402
-
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
