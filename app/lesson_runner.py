@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import faulthandler
+import gc
 import io
 import linecache
 import os
@@ -519,6 +520,9 @@ def main() -> None:
         torch_version = str(torch.__version__)
     except ImportError:
         torch_version = None
+    # torch's module objects live as long as the process: keep them out of the collector's
+    # scans so a full collection during a pause does not walk them all.
+    gc.freeze()
     channel.send(m.Ready(os.getpid(), torch_version))
     runner = LessonRunner(channel)
     command = runner.wait_for_run()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from test_code_view import click_gutter
 
 from app.session import Session
 from app.workspace import Workspace
@@ -87,6 +88,14 @@ def test_stepping_with_the_shortcuts_moves_the_line_and_shows_variables(qtbot, w
     qtbot.waitUntil(lambda: "total 9.0" in window.console.output.toPlainText())
     assert "Finished" in window.state_label.text()
     assert window.act_start.isEnabled() and not window.act_stop.isEnabled()
+
+
+def test_breakpoint_from_a_gutter_click_then_continue_to_it(qtbot, window):
+    assert click_gutter(qtbot, window.code_view, 5) == {5: None}
+    press(qtbot, window, Qt.Key.Key_F5)
+    snapshot = wait_paused(qtbot, window, 5)
+    assert snapshot["vars"]["y"]["grad_fn"] == "MulBackward0" and window.step_label.text() == "step 1"
+    assert window.session.breakpoints[str(window.path)] == {5: None}
 
 
 def test_breakpoint_from_the_keyboard_then_continue_to_it(qtbot, window):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -25,6 +26,9 @@ def run_app(path: str | None = None) -> int:
     session = Session()
     window = MainWindow(session)
     window.show()
+    # The app's own objects (Qt wrappers, the lesson list) live until it quits: keeping them
+    # out of the collector's scans stops full collections from stalling a step.
+    gc.freeze()
     first = path or _default_file()
     if first:
         window.open_file(first)
