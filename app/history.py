@@ -450,6 +450,10 @@ class History:
         out["output"] = self._output[:max(0, self._offsets[offset] - self._output_first)]
         return out
 
+    def output(self) -> list[tuple[str, str]]:
+        """Everything printed so far, as ``(stream, text)`` pieces (less the :attr:`dropped_output` oldest)."""
+        return list(self._output)
+
     def diff(self, a: int, b: int) -> dict[str, Any]:
         """What changed from pause ``a`` to pause ``b``.
 

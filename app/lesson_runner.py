@@ -346,6 +346,7 @@ class LessonRunner:
                     snapshot["condition_error"] = self.tracer.condition_error
                     self.tracer.condition_error = None
                 snapshot["watch_changed"] = watch_changed or []
+                snapshot["breakpoint"] = self.tracer.hit_breakpoint
                 snapshot["recording"] = self._keep_recording()
                 self.channel.send(m.Paused(snapshot))
                 if snapshot["recording"]:

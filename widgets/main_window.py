@@ -28,11 +28,13 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
     QStyle,
     QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -50,10 +52,14 @@ from widgets.lesson_browser import LessonBrowser
 from widgets.notes_view import NotesView
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
+from widgets.time_travel import TimeTravel
+from widgets.timeline_bar import TimelineBar
 from widgets.variables_view import VariablesView
 from widgets.watch_view import WatchView
 
 AUTOSAVE_MS = 1500
+#: Record to End stops after this many steps, so an endless loop keeps a partial recording.
+RECORD_LIMIT = 100_000
 
 #: What the status bar says for each way a run can end.
 END_TEXT = {
@@ -99,12 +105,21 @@ class MainWindow(QMainWindow):
         self._end: m.Ended | None = None
         self._inspected: str | None = None
         self._sized = False
+        self._record_on_first_pause = False
         self.setWindowTitle("GradStep")
         self.setAcceptDrops(True)
         self.resize(1280, 800)
 
         self.code_view = CodeView(self)
-        self.setCentralWidget(self.code_view)
+        self.timeline = TimelineBar(self)
+        central = QWidget(self)
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.code_view, 1)
+        column.addWidget(self.timeline)
+        self.setCentralWidget(central)
+        self.time_travel = TimeTravel(self, self.timeline)
         self._build_docks()
         self._build_actions()
         self._build_menus()
@@ -205,6 +220,13 @@ class MainWindow(QMainWindow):
                                      "End the run now")
         self.act_restart = self._action("&Restart", "Ctrl+Shift+F5", sp.SP_BrowserReload, self.restart,
                                         "Run the lesson again from the start in a fresh interpreter")
+        self.act_step_back = self._action("Step &Back", "Shift+F10", sp.SP_MediaSeekBackward,
+                                          self.step_back, "Show the pause before this one, as it was (nothing re-runs)")
+        self.act_go_live = self._action("Go to &Live", "Ctrl+Shift+F10", sp.SP_MediaSkipForward,
+                                        self.time_travel.go_live, "Leave the past and show the live pause again")
+        self.act_record = self._action("Record to &End", "Ctrl+F5", sp.SP_DialogApplyButton, self.record_to_end,
+                                       "Step through every line to the end (or the step limit), recording each "
+                                       "pause, then browse them on the timeline")
         self.act_toggle_bp = self._action("Toggle &Breakpoint", "F9", sp.SP_DialogNoButton,
                                           self._on_toggle_breakpoint, "Set or clear a breakpoint on this line")
         self.act_open = self._action("&Open…", "Ctrl+O", sp.SP_DialogOpenButton, self.open_dialog,
@@ -215,6 +237,8 @@ class MainWindow(QMainWindow):
                                        "Throw away your copy of this lesson and show the original")
         self.run_actions = [self.act_start, self.act_step_over, self.act_step_into, self.act_step_out,
                             self.act_run_to_cursor, self.act_pause, self.act_stop, self.act_restart]
+        self.history_actions = [self.act_step_back, self.act_go_live, self.act_record]
+        self.timeline.back_button.setDefaultAction(self.act_step_back)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -228,6 +252,10 @@ class MainWindow(QMainWindow):
         run_menu = bar.addMenu("&Run")
         for action in self.run_actions:
             run_menu.addAction(action)
+        run_menu.addSeparator()
+        for action in self.history_actions:
+            run_menu.addAction(action)
+        run_menu.addAction("History &Budget…", self._ask_history_budget)
         run_menu.addSeparator()
         run_menu.addAction(self.act_toggle_bp)
         self.view_menu = bar.addMenu("&View")
@@ -249,6 +277,8 @@ class MainWindow(QMainWindow):
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in self.run_actions:
             toolbar.addAction(action)
+        toolbar.addSeparator()
+        toolbar.addAction(self.act_step_back)
         self.addToolBar(toolbar)
         self._fill_recent_menu()
 
@@ -265,7 +295,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.bridge.started.connect(self._on_bridge_started)
         self.bridge.paused.connect(self._on_bridge_paused)
-        self.bridge.output.connect(self.console.append_output)
+        self.bridge.output.connect(self._on_bridge_output)
         self.bridge.replied.connect(self._on_bridge_replied)
         self.bridge.ended.connect(self._on_bridge_ended)
         self.code_view.breakpoints_changed.connect(self._on_code_view_breakpoints_changed)
@@ -419,8 +449,31 @@ class MainWindow(QMainWindow):
 
     # ---- running ------------------------------------------------------------------------
 
+    def step_back(self) -> None:
+        """Show the pause before the one in view, as recorded."""
+        if self.session.state != RUNNING:
+            self.time_travel.step_back()
+            self._update_actions()
+
+    def record_to_end(self) -> None:
+        """Record every step from here (or from the start) to the end or the step limit."""
+        self.time_travel.go_live()
+        if self.session.state == PAUSED:
+            self.session.record(limit=RECORD_LIMIT)
+            self._on_resumed()
+        elif self.session.state != RUNNING and self._start(stop_on_entry=True):
+            self._record_on_first_pause = True
+
+    def _ask_history_budget(self) -> None:
+        budget, ok = QInputDialog.getInt(self, "History budget", "Memory for the run's history (MB):",
+                                         settings.get("history/budget_mb"), 16, 65536, 64)
+        if ok:
+            settings.put("history/budget_mb", budget)
+            self.time_travel.history.budget_bytes = budget * 2**20
+
     def start_or_continue(self) -> None:
         """F5: continue a paused lesson, or run it to its first breakpoint."""
+        self.time_travel.go_live()
         if self.session.state == PAUSED:
             self.session.resume(watches=self.watch_view.stop_on_change())
             self._on_resumed()
@@ -434,11 +487,13 @@ class MainWindow(QMainWindow):
         self._step(self.session.step_into)
 
     def step_out(self) -> None:
+        self.time_travel.go_live()
         if self.session.state == PAUSED:
             self.session.step_out()
             self._on_resumed()
 
     def run_to_cursor(self) -> None:
+        self.time_travel.go_live()
         line = self.code_view.cursor_line()
         if self.session.state == PAUSED:
             self.session.run_to(line)
@@ -456,6 +511,7 @@ class MainWindow(QMainWindow):
         self._start(stop_on_entry=self.session.stop_on_entry if self.session.path else True)
 
     def _step(self, command: Callable[[], None]) -> None:
+        self.time_travel.go_live()
         if self.session.state == PAUSED:
             command()
             self._on_resumed()
@@ -480,6 +536,7 @@ class MainWindow(QMainWindow):
         finally:
             self.session.breakpoints[str(self.path)] = dict(self.code_view.breakpoints())
         self._run_path = str(self.path)
+        self.time_travel.reset()
         self._end = None
         self._last_snapshot = None
         self._clear_pause_views()
@@ -500,7 +557,15 @@ class MainWindow(QMainWindow):
     def _on_bridge_started(self, path: str) -> None:
         self._update_actions()
 
+    def _on_bridge_output(self, stream: str, text: str) -> None:
+        self.time_travel.record_output(stream, text)
+        if self.time_travel.viewing is None:
+            self.console.append_output(stream, text)
+
     def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
+        self.time_travel.record_pause(snapshot)
+        if snapshot.get("recording"):
+            return  # recorded for the timeline; the panels show the pause the recording ends at
         previous = self._last_snapshot
         self._last_snapshot = snapshot
         self.code_view.set_previous_line(previous["line"] if previous else None)
@@ -526,9 +591,56 @@ class MainWindow(QMainWindow):
         self._evaluate_watches()
         self._refresh_inspector()
         self._update_actions()
+        if self._record_on_first_pause:
+            self._record_on_first_pause = False
+            self.session.record(limit=RECORD_LIMIT)
+            self._on_resumed()
+
+    def show_pause(self, snapshot: dict[str, Any], previous_line: int | None, past: tuple[int, int]) -> None:
+        """Show a recorded pause as it was: code line, stack, variables, graph, output so far."""
+        index, live = past
+        self.code_view.set_previous_line(previous_line)
+        self.code_view.set_current_line(snapshot["line"], snapshot["event"])
+        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
+        self.stack_view.set_stack(snapshot["stack"], 0)
+        self.notes_view.show_line(snapshot["line"])
+        self.graph_view.set_graph(snapshot["graph_full"])
+        self.backward_panel.set_enabled_for_state(False)
+        self.console.set_input_enabled(False)
+        self.console.clear()
+        self.console.append_message(f"Output up to step {index + 1} (the past: Ctrl+Shift+F10 returns to live)")
+        for stream, text in snapshot["output"]:
+            self.console.append_output(stream, text)
+        if self._inspected in snapshot["vars"]:
+            self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
+        self.state_label.setText(f"Viewing the past: step {index + 1} of {live + 1}, line {snapshot['line']}, "
+                                 "values as they were then — Ctrl+Shift+F10 goes back to live")
+        self.step_label.setText(f"step {snapshot['step']}")
+        self._show_grad_mode(snapshot)
+        self._update_actions()
+
+    def show_live(self, graph_full: dict[str, Any], output: list[tuple[str, str]]) -> None:
+        """Leave the past: the live pause (or the end of the run) as the lesson has it now."""
+        snapshot = self._last_snapshot
+        self.console.clear()
+        for stream, text in output:
+            self.console.append_output(stream, text)
+        self.graph_view.set_graph(graph_full)
+        if snapshot is not None:
+            live = self.session.state == PAUSED
+            self.code_view.set_current_line(snapshot["line"] if live else None, snapshot["event"])
+            self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
+            self.stack_view.set_stack(snapshot["stack"], 0)
+            self.notes_view.show_line(snapshot["line"])
+            self.backward_panel.set_enabled_for_state(live)
+            self.console.set_input_enabled(live)
+        self._show_state()
+        self._refresh_inspector()
+        self._update_actions()
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
         self._end = ended
+        self.time_travel.run_ended()
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
         self.console.set_input_enabled(False)
@@ -575,7 +687,7 @@ class MainWindow(QMainWindow):
             if result.get("ok"):
                 self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=False)
                 self.backward_panel.set_snapshot(result["vars"])
-                self._apply_graph(result.get("graph"))
+                self._apply_graph(result.get("graph"), between_pauses=True)
 
         self._request("frame", show, index=index)
 
@@ -606,7 +718,9 @@ class MainWindow(QMainWindow):
 
         self._request("evaluate", show, expression=expression)
 
-    def _apply_graph(self, diff: dict[str, Any] | None) -> None:
+    def _apply_graph(self, diff: dict[str, Any] | None, between_pauses: bool = False) -> None:
+        if diff and between_pauses:
+            self.time_travel.record_graph_change(diff)
         if diff and diff.get("changed"):
             self.graph_view.apply_diff(diff)
             self.backward_panel.apply_diff(diff)
@@ -617,7 +731,7 @@ class MainWindow(QMainWindow):
         if "vars" in result:
             self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
             self.backward_panel.set_snapshot(result["vars"])
-        self._apply_graph(result.get("graph"))
+        self._apply_graph(result.get("graph"), between_pauses=True)
         self._refresh_inspector()
         self._evaluate_watches()
 
@@ -743,6 +857,11 @@ class MainWindow(QMainWindow):
         self.act_stop.setEnabled(running or paused)
         self.act_restart.setEnabled(has_file and (running or paused or state == ENDED))
         self.act_toggle_bp.setEnabled(has_file)
+        history = self.time_travel.history
+        showing = self.time_travel.viewing if self.time_travel.viewing is not None else self.time_travel.live
+        self.act_step_back.setEnabled(not running and showing - 1 >= history.dropped_before)
+        self.act_go_live.setEnabled(self.time_travel.viewing is not None)
+        self.act_record.setEnabled(idle or paused)
         self.act_save.setEnabled(has_file and not (running or paused))
         self.act_revert.setEnabled(has_file and self.workspace.original_of(self.path) is not None)
 
