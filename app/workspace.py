@@ -7,6 +7,7 @@ Plain Python, so the rules are tested without Qt.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -71,3 +72,32 @@ class Workspace:
         if copy.is_file():
             copy.unlink()
         return original
+
+    # ---- unsaved edits of the user's own files ---------------------------------------------
+
+    def recovery_path(self, path: str | os.PathLike) -> Path:
+        """Where unsaved edits of ``path`` are kept until saved or discarded."""
+        path = Path(path).resolve()
+        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+        return self.data_dir / "autosave" / f"{path.stem}-{digest}.py"
+
+    def keep_unsaved(self, path: str | os.PathLike, text: str) -> None:
+        """Keep unsaved edits of a user's file without touching the file itself."""
+        recovery = self.recovery_path(path)
+        recovery.parent.mkdir(parents=True, exist_ok=True)
+        recovery.write_text(text, encoding="utf-8")
+
+    def unsaved(self, path: str | os.PathLike, saved_text: str) -> str | None:
+        """Edits of ``path`` kept from an earlier session that differ from its text, if any."""
+        recovery = self.recovery_path(path)
+        if not recovery.is_file():
+            return None
+        text = recovery.read_text(encoding="utf-8")
+        if text == saved_text:
+            recovery.unlink()
+            return None
+        return text
+
+    def forget_unsaved(self, path: str | os.PathLike) -> None:
+        """The edits were saved or discarded: drop their copy."""
+        self.recovery_path(path).unlink(missing_ok=True)

@@ -238,3 +238,19 @@ def test_a_watch_with_stop_on_change_stops_continue_where_it_changes(qtbot, wind
     wait_paused(qtbot, window, 4)  # y was assigned on line 3
     assert "y changed" in window.state_label.text()
     qtbot.waitUntil(lambda: "MulBackward0" in window.watch_view.model.index(0, 1).data())
+
+
+def test_unsaved_edits_of_a_users_file_survive_a_crash_of_the_app(qtbot, window, tmp_path):
+    own = tmp_path / "own.py"
+    own.write_text("a = 1\n", encoding="utf-8")
+    window.open_file(own)
+    qtbot.keyClick(window.code_view, Qt.Key.Key_End)
+    qtbot.keyClicks(window.code_view, "  # edited")
+    window._autosave.timeout.emit()  # as the autosave timer does
+    assert own.read_text(encoding="utf-8") == "a = 1\n"
+    window.code_view.document().setModified(False)  # the app dies without asking
+    window.open_file(tmp_path / "lessons" / "01_steps.py")
+    window.open_file(own)  # the next session opens the file again
+    assert window.code_view.source() == "a = 1  # edited\n" and window.isWindowModified()
+    assert "Recovered unsaved changes" in window.state_label.text()
+    window.code_view.document().setModified(False)  # or closing the window would ask about them

@@ -31,3 +31,18 @@ def test_a_users_own_file_is_saved_in_place(tmp_path):
     own.write_text("a = 1\n", encoding="utf-8")
     assert not ws.is_bundled(own) and ws.original_of(own) is None
     assert ws.save(own, "a = 2\n") == own and own.read_text() == "a = 2\n"
+
+
+def test_unsaved_edits_of_a_users_file_are_kept_apart_and_recovered(tmp_path):
+    ws, _ = make(tmp_path)
+    own = tmp_path / "mine.py"
+    own.write_text("a = 1\n", encoding="utf-8")
+    assert ws.unsaved(own, "a = 1\n") is None
+    ws.keep_unsaved(own, "a = 2\n")
+    assert own.read_text() == "a = 1\n"  # the file itself is untouched until saved
+    assert ws.unsaved(own, "a = 1\n") == "a = 2\n"
+    ws.keep_unsaved(own, "a = 1\n")
+    assert ws.unsaved(own, "a = 1\n") is None and not ws.recovery_path(own).exists()  # same text: nothing kept
+    ws.keep_unsaved(own, "a = 3\n")
+    ws.forget_unsaved(own)
+    assert ws.unsaved(own, "a = 1\n") is None

@@ -30,8 +30,6 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pygments.lexers import PythonLexer
-from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
@@ -47,35 +45,17 @@ from PySide6.QtGui import (
     QPen,
     QPolygonF,
     QResizeEvent,
-    QSyntaxHighlighter,
     QTextBlock,
     QTextBlockUserData,
-    QTextCharFormat,
     QTextCursor,
-    QTextDocument,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QToolTip, QWidget
 
-TokenType = type(Token)
+from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
+from widgets.python_highlighter import PythonHighlighter
+
 INDENT = "    "
-#: Colour, bold and italic of each kind of token, chosen for a light background. A token takes
-#: the style of its nearest listed ancestor (``Keyword.Namespace`` is drawn as ``Keyword``).
-TOKEN_STYLES: dict[TokenType, tuple[str, bool, bool]] = {
-    Keyword: ("#0033b3", True, False),
-    Operator.Word: ("#0033b3", True, False),
-    Name.Builtin: ("#000080", False, False),
-    Name.Builtin.Pseudo: ("#94558d", False, False),
-    Name.Exception: ("#000080", False, False),
-    Name.Function: ("#00627a", False, False),
-    Name.Class: ("#00627a", True, False),
-    Name.Decorator: ("#9e880d", False, False),
-    String: ("#067d17", False, False),
-    String.Escape: ("#0037a6", False, False),
-    String.Interpol: ("#0037a6", False, False),
-    Number: ("#1750eb", False, False),
-    Comment: ("#8c8c8c", False, True),
-}
 #: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 LINE_COLOURS = {
     "current": "#fff1b8",
@@ -98,89 +78,11 @@ EVENT_TIPS = {
 LOCK_NOTE_MS = 2500
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
-#: Lexed lines kept; a full cache is emptied rather than aged (a lesson is far smaller).
-LEX_CACHE_SIZE = 20_000
-
-
-def _char_format(colour: str, bold: bool, italic: bool) -> QTextCharFormat:
-    char_format = QTextCharFormat()
-    char_format.setForeground(QColor(colour))
-    if bold:
-        char_format.setFontWeight(QFont.Bold)
-    char_format.setFontItalic(italic)
-    return char_format
 
 
 def _mix(base: QColor, tint: QColor, amount: float) -> QColor:
     """``base`` moved ``amount`` (0..1) of the way toward ``tint``."""
     return QColor.fromRgbF(*(b + (t - b) * amount for b, t in zip(base.getRgbF()[:3], tint.getRgbF()[:3], strict=True)))
-
-
-class _PythonHighlighter(QSyntaxHighlighter):
-    """Colours one line at a time from Pygments' Python tokens.
-
-    The block state is 0 outside strings, or ``k`` when the line ends inside the triple-quoted
-    string opened by ``self._openers[k - 1]`` (its quotes and any prefix such as ``f``): the next
-    line is lexed with that opener in front of it, so the string's colour (and an f-string's
-    fields) carries on.
-    """
-
-    def __init__(self, document: QTextDocument) -> None:
-        super().__init__(document)
-        self._lexer = PythonLexer()
-        self._formats = {token: _char_format(*style) for token, style in TOKEN_STYLES.items()}
-        self._styles: dict[TokenType, TokenType | None] = {}
-        self._openers: list[str] = []
-        self._cache: dict[tuple[int, str], tuple[list[tuple[int, int, TokenType]], int]] = {}
-
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
-        state = max(self.previousBlockState(), 0)
-        lexed = self._cache.get((state, text))
-        if lexed is None:
-            if len(self._cache) >= LEX_CACHE_SIZE:
-                self._cache.clear()
-            lexed = self._cache[(state, text)] = self._lex(text, state)
-        runs, end_state = lexed
-        for start, length, style in runs:
-            self.setFormat(start, length, self._formats[style])
-        self.setCurrentBlockState(end_state)
-
-    def _lex(self, text: str, state: int) -> tuple[list[tuple[int, int, TokenType]], int]:
-        """Runs of (start, length, style) for ``text``, merged where neighbours share a style, and the end state."""
-        opener = self._openers[state - 1] if state else ""
-        runs: list[tuple[int, int, TokenType]] = []
-        open_string = ""  # the affix and quotes of a triple-quoted string not yet closed
-        affix = ""
-        token = String
-        for index, token, value in self._lexer.get_tokens_unprocessed(opener + text + "\n"):
-            if token in String and value in ('"""', "'''"):
-                if not open_string:
-                    open_string = affix + value
-                elif open_string.endswith(value):
-                    open_string = ""
-            affix = value if token is String.Affix else ""
-            style = self._style(token)
-            start, end = max(index - len(opener), 0), min(index - len(opener) + len(value), len(text))
-            if style is None or end <= start:
-                continue
-            if runs and runs[-1][2] is style and runs[-1][0] + runs[-1][1] == start:
-                runs[-1] = (runs[-1][0], end - runs[-1][0], style)
-            else:
-                runs.append((start, end - start, style))
-        # The newline token is part of the string only when the line ends inside one.
-        if open_string and token in String:
-            if open_string not in self._openers:
-                self._openers.append(open_string)
-            return runs, self._openers.index(open_string) + 1
-        return runs, 0
-
-    def _style(self, token: TokenType) -> TokenType | None:
-        if token not in self._styles:
-            ancestor = token
-            while ancestor is not None and ancestor not in self._formats:
-                ancestor = ancestor.parent
-            self._styles[token] = ancestor
-        return self._styles[token]
 
 
 class _LineToken(QTextBlockUserData):
@@ -291,7 +193,7 @@ class CodeView(QPlainTextEdit):
         self._lock_timer.setSingleShot(True)
         self._lock_timer.setInterval(LOCK_NOTE_MS)
         self._lock_timer.timeout.connect(self._lock_label.hide)
-        self._highlighter = _PythonHighlighter(self.document())
+        self._highlighter = PythonHighlighter(self.document())
         self._zoom_to(self._base_point_size)
 
         self.blockCountChanged.connect(self._on_self_block_count_changed)

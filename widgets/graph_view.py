@@ -27,11 +27,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
 from PySide6.QtSvg import QSvgGenerator
@@ -46,13 +44,14 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QPlainTextEdit,
     QSplitter,
-    QStyleOptionGraphicsItem,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from app.graph_layout import LayeredLayout
+from widgets.graph_details import node_details, shape_text
+from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, make_pen
 
 #: Scene units between the centres of neighbouring columns and ranks.
 COLUMN_PITCH = 210.0
@@ -62,9 +61,8 @@ NODE_HEIGHT = 26.0
 LEAF_HEIGHT = 38.0
 MIN_NODE_WIDTH = 96.0
 MAX_NODE_WIDTH = 180.0
-#: Below these zoom factors node text and edge labels are not drawn (level of detail).
+#: Below this zoom factor node text is not drawn (level of detail).
 TEXT_MIN_SCALE = 0.4
-EDGE_LABEL_MIN_SCALE = 0.65
 MIN_SCALE = 0.002
 MAX_SCALE = 4.0
 #: The zoom that set_graph falls back to when the whole graph would be too small to read.
@@ -75,129 +73,6 @@ FADE_MS = 400
 #: Exported images stay under this many pixels.
 MAX_EXPORT_PIXELS = 60_000_000
 MAX_EXPORT_SIDE = 16_000
-
-#: Fill and outline of each kind of node; ``root`` is an operation a variable points to.
-PALETTE = {
-    "op": ("#eef0f4", "#6b7280"),
-    "root": ("#dcf2d4", "#4d7c3a"),
-    "leaf": ("#d6e6fb", "#3b6fb6"),
-    "custom": ("#fde3c8", "#c25e00"),
-    "edge": "#8a909c",
-    "lane": "#6f95c9",
-    "edge_label": "#5b6472",
-    "tag": ("#fff3c4", "#c9a227"),
-    "new": "#ffc94d",  # the variables view's CHANGE_AMBER: changed at this pause
-    "highlight": "#7c3aed",
-    "selected": "#111827",
-    "active": ("#fca5a5", "#dc2626"),
-    "removed": "#c0c4cc",
-}
-
-
-def _pen(color: str, width: float = 1.0, cosmetic: bool = False, style: Qt.PenStyle = Qt.SolidLine) -> QPen:
-    pen = QPen(QColor(color), width, style)
-    pen.setCosmetic(cosmetic)
-    return pen
-
-
-def shape_text(shape: Iterable[int] | None) -> str:
-    """A tensor shape as the learner reads it: ``[1, 8]``, or ``scalar`` for ``[]``; empty when unknown."""
-    if shape is None:
-        return ""
-    shape = list(shape)
-    return f"[{', '.join(str(s) for s in shape)}]" if shape else "scalar"
-
-
-def _values_text(values: Any) -> str:
-    if values is None:
-        return "values not sent"
-    return np.array2string(np.asarray(values), precision=4, threshold=40, edgeitems=3, suppress_small=True)
-
-
-def _tensor_text(summary: Mapping[str, Any], indent: str = "  ") -> list[str]:
-    head = f"{indent}{shape_text(summary.get('shape'))} {summary.get('dtype', '')}".rstrip()
-    if summary.get("variable"):
-        head += f"  (variable {summary['variable']})"
-    values = _values_text(summary.get("values")).splitlines()
-    return [head] + [indent + "  " + line for line in values]
-
-
-def _saved_text(entry: Mapping[str, Any]) -> list[str]:
-    name = entry.get("name", "?")
-    if entry.get("freed"):
-        return [f"  {name}: freed by backward()"]
-    if entry.get("error"):
-        return [f"  {name}: {entry['error']}"]
-    value = entry.get("value")
-    if isinstance(value, Mapping) and "shape" in value:
-        return [f"  {name}:"] + _tensor_text(value, "    ")
-    if isinstance(value, list) and any(isinstance(v, Mapping) for v in value):
-        lines = [f"  {name}:"]
-        for item in value:
-            lines += _tensor_text(item, "    ") if isinstance(item, Mapping) else [f"    {item!r}"]
-        return lines
-    return [f"  {name}: {value!r}"]
-
-
-@dataclass(eq=False)
-class _Drawn:
-    """The items drawing one node; ``node`` is the latest dict the engine sent for it."""
-
-    node: dict[str, Any]
-    box: QGraphicsRectItem | QGraphicsPathItem
-    width: float
-    height: float
-    shape: str
-    texts: list[QGraphicsSimpleTextItem] = field(default_factory=list)
-    tag: QGraphicsPathItem | None = None
-
-
-class _EdgeChunk(QGraphicsPathItem):
-    """Edges added together: one path for their lines and arrowheads, plus their shape labels.
-
-    Labels are painted only when the view is zoomed in far enough to read them.
-    """
-
-    def __init__(self, edges: list[tuple[int, int]], pen: QPen) -> None:
-        super().__init__()
-        self.edges = edges
-        self.labels: list[tuple[QPointF, str]] = []
-        self.font = QFont()
-        self._widths: dict[str, float] = {}
-        self._bounds = QRectF()
-        self.setPen(pen)
-
-    def set_geometry(self, path: QPainterPath, labels: list[tuple[QPointF, str]], font: QFont) -> None:
-        """Replace the drawn path and the ``(position, text)`` labels."""
-        self.prepareGeometryChange()
-        self.labels, self.font = labels, font
-        self.setPath(path)
-        bounds = path.boundingRect()
-        metrics = QFontMetricsF(font)
-        self._widths = {text: metrics.horizontalAdvance(text) for text in {text for _, text in labels}}
-        if labels:
-            widest = max(self._widths.values())
-            xs = [point.x() for point, _ in labels]
-            ys = [point.y() for point, _ in labels]
-            bounds = bounds.united(QRectF(min(xs), min(ys) - metrics.ascent(),
-                                          max(xs) - min(xs) + widest, max(ys) - min(ys) + metrics.height()))
-        self._bounds = bounds.adjusted(-4, -4, 4, 4)
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
-
-    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        super().paint(painter, option, widget)
-        if not self.labels or option.levelOfDetailFromTransform(painter.worldTransform()) < EDGE_LABEL_MIN_SCALE:
-            return
-        painter.setFont(self.font)
-        painter.setPen(QColor(PALETTE["edge_label"]))
-        metrics = QFontMetricsF(self.font)
-        ascent, height = metrics.ascent(), metrics.height()
-        backdrop = QColor(255, 255, 255, 210)  # keeps a label readable where lines cross it
-        for point, text in self.labels:
-            painter.fillRect(QRectF(point.x() - 1, point.y() - ascent, self._widths[text] + 2, height), backdrop)
-            painter.drawText(point, text)
 
 
 class GraphView(QWidget):
@@ -261,8 +136,8 @@ class GraphView(QWidget):
         self._fonts = {"name": self._font, "leaf": self._bold, "shape": self._small}
         self._heights = {style: QFontMetricsF(font).height() for style, font in self._fonts.items()}
         self._measured: dict[tuple[str, str], tuple[str, float]] = {}
-        self._edge_pen = _pen(PALETTE["edge"], 1.2, cosmetic=True)
-        self._lane_pen = _pen(PALETTE["lane"], 2.0, cosmetic=True)
+        self._edge_pen = make_pen(PALETTE["edge"], 1.2, cosmetic=True)
+        self._lane_pen = make_pen(PALETTE["lane"], 2.0, cosmetic=True)
         self._styles: dict[tuple, tuple[QPen, QBrush]] = {}
         self._press: QPointF | None = None
         self._fades: list[QVariantAnimation] = []
@@ -462,10 +337,10 @@ class GraphView(QWidget):
     def _reset(self) -> None:
         """Empty state over a cleared scene."""
         self._layout = LayeredLayout()
-        self._drawn: dict[int, _Drawn] = {}
+        self._drawn: dict[int, DrawnNode] = {}
         self._next: dict[int, list[int]] = {}  # targets in next_functions order
-        self._chunks: dict[tuple[int, int], _EdgeChunk] = {}  # (source, position in its next) -> chunk
-        self._lanes: dict[int, _EdgeChunk] = {}
+        self._chunks: dict[tuple[int, int], EdgeChunk] = {}  # (source, position in its next) -> chunk
+        self._lanes: dict[int, EdgeChunk] = {}
         self._roots: dict[str, int] = {}
         self._new: set[int] = set()
         self._highlighted: set[int] = set()
@@ -477,7 +352,7 @@ class GraphView(QWidget):
         self._text_layer.setZValue(3)
         self._scene.addItem(self._text_layer)
         self._overlay = QGraphicsPathItem()
-        self._overlay.setPen(_pen(PALETTE["highlight"], 2.5, cosmetic=True))
+        self._overlay.setPen(make_pen(PALETTE["highlight"], 2.5, cosmetic=True))
         self._overlay.setZValue(1)
         self._overlay.setVisible(False)
         self._scene.addItem(self._overlay)
@@ -523,7 +398,7 @@ class GraphView(QWidget):
         self._scene.addItem(box)
         leaf = node.get("leaf") or {}
         shape = node.get("shape") if node.get("shape") is not None else leaf.get("shape")
-        drawn = _Drawn(node, box, width, height, shape_text(shape))
+        drawn = DrawnNode(node, box, width, height, shape_text(shape))
         self._drawn[node_id] = drawn
         self._draw_texts(drawn, lines)
         self._restyle({node_id})
@@ -550,7 +425,7 @@ class GraphView(QWidget):
             self._measured[key] = (shown, metrics.horizontalAdvance(shown))
         return (*self._measured[key], style)
 
-    def _draw_texts(self, drawn: _Drawn, lines: list[tuple[str, float, str]]) -> None:
+    def _draw_texts(self, drawn: DrawnNode, lines: list[tuple[str, float, str]]) -> None:
         for text in drawn.texts:
             self._scene.removeItem(text)
         drawn.texts = []
@@ -608,7 +483,7 @@ class GraphView(QWidget):
         """The variables whose ``grad_fn`` the node is."""
         return sorted(name for name, i in self._roots.items() if i == node_id)
 
-    def _make_tag(self, drawn: _Drawn, names: list[str]) -> QGraphicsPathItem:
+    def _make_tag(self, drawn: DrawnNode, names: list[str]) -> QGraphicsPathItem:
         text = self._metrics.elidedText(", ".join(names), Qt.ElideRight, 150) + " →"
         width = self._metrics.horizontalAdvance(text) + 10
         height = self._metrics.height() + 4
@@ -618,7 +493,7 @@ class GraphView(QWidget):
         tag = QGraphicsPathItem(path, self._text_layer)
         fill, outline = PALETTE["tag"]
         tag.setBrush(QColor(fill))
-        tag.setPen(_pen(outline))
+        tag.setPen(make_pen(outline))
         tag.setData(0, drawn.node["id"])
         label = QGraphicsSimpleTextItem(text, tag)
         label.setFont(self._font)
@@ -633,14 +508,14 @@ class GraphView(QWidget):
         return self._next[source][position]
 
     def _new_chunk(self, edges: list[tuple[int, int]]) -> None:
-        chunk = _EdgeChunk(edges, self._edge_pen)
+        chunk = EdgeChunk(edges, self._edge_pen)
         chunk.setZValue(0)
         self._scene.addItem(chunk)
         for edge in edges:
             self._chunks[edge] = chunk
         self._build_chunk(chunk)
 
-    def _build_chunk(self, chunk: _EdgeChunk) -> None:
+    def _build_chunk(self, chunk: EdgeChunk) -> None:
         path = QPainterPath()
         labels: list[tuple[QPointF, str]] = []
         for source, position in chunk.edges:
@@ -699,7 +574,7 @@ class GraphView(QWidget):
                     self._scene.removeItem(self._lanes.pop(leaf))
                 continue
             if lane is None:
-                lane = self._lanes[leaf] = _EdgeChunk([], self._lane_pen)
+                lane = self._lanes[leaf] = EdgeChunk([], self._lane_pen)
                 lane.setZValue(0)
                 self._scene.addItem(lane)
             drawn = self._drawn[leaf]
@@ -735,7 +610,7 @@ class GraphView(QWidget):
                 self._build_chunk(chunk)
             else:
                 self._scene.removeItem(chunk)
-        fading: list[QGraphicsItem] = [self._scene.addPath(ghost, _pen(PALETTE["removed"], 1.2, cosmetic=True))]
+        fading: list[QGraphicsItem] = [self._scene.addPath(ghost, make_pen(PALETTE["removed"], 1.2, cosmetic=True))]
         for node_id in gone:
             drawn = self._drawn.pop(node_id)
             drawn.box.setBrush(QColor(PALETTE["removed"]).lighter(120))
@@ -810,38 +685,15 @@ class GraphView(QWidget):
                 fill, outline = PALETTE["active"]
             elif state:
                 outline = PALETTE[state]
-            self._styles[key] = (_pen(outline, 3.0 if state else 1.2, style=dashed), QBrush(QColor(fill)))
+            self._styles[key] = (make_pen(outline, 3.0 if state else 1.2, style=dashed), QBrush(QColor(fill)))
         return self._styles[key]
 
     def _describe(self, node_id: int) -> str:
         """The details pane text for a node."""
         node = self._drawn[node_id].node
-        kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
-        lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
-        names = self._names_of(node_id)
-        if names:
-            lines.append(f"grad_fn of: {', '.join(names)}")
-        if node.get("shape") is not None:
-            lines.append(f"output shape: {shape_text(node['shape'])}")
-        leaf = node.get("leaf")
-        if node.get("kind") == "leaf":
-            lines += ["", f"leaf tensor {node.get('variable') or '(unnamed)'}:"]
-            lines += _tensor_text(leaf) if leaf else ["  not sent"]
-            grad = leaf.get("grad") if leaf else None
-            lines += ["", ".grad:"] + (_tensor_text(grad) if grad else ["  None (no backward has reached it yet)"])
-        saved = [line for entry in node.get("saved") or [] for line in _saved_text(entry)]
-        lines += ["", "saved for backward:"] + (saved or ["  nothing"])
-        lines += ["", "next functions (where its gradients go):"]
-        nexts = node.get("next") or []
-        for position, (target, _) in enumerate(nexts):
-            other = self._drawn.get(int(target))
-            label = "?" if other is None else other.node.get("name", "?")
-            if other is not None and other.node.get("variable"):
-                label += f" ({other.node['variable']})"
-            lines.append(f"  input {position} → {label}  ·  node {target}")
-        if not nexts:
-            lines.append("  none")
-        return "\n".join(lines)
+        targets = {int(target) for target, _ in node.get("next") or []}
+        next_nodes = {target: self._drawn[target].node for target in targets if target in self._drawn}
+        return node_details(node_id, node, self._names_of(node_id), next_nodes)
 
     # -- view -------------------------------------------------------------------------------
 

@@ -17,7 +17,6 @@ never waits on the lesson process.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QStyle,
@@ -50,6 +48,7 @@ from widgets.console_view import ConsoleView
 from widgets.graph_view import GraphView
 from widgets.lesson_browser import LessonBrowser
 from widgets.notes_view import NotesView
+from widgets.run_status_bar import RunStatusBar, end_text
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
 from widgets.time_travel import TimeTravel
@@ -61,14 +60,6 @@ AUTOSAVE_MS = 1500
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
 
-#: What the status bar says for each way a run can end.
-END_TEXT = {
-    "ok": "Finished",
-    "error": "Stopped by an error",
-    "exited": "Exited",
-    "crashed": "The lesson process crashed",
-    "stopped": "Stopped",
-}
 
 
 def data_dir() -> Path:
@@ -283,14 +274,10 @@ class MainWindow(QMainWindow):
         self._fill_recent_menu()
 
     def _build_status_bar(self) -> None:
-        self.state_label = QLabel(self)
-        self.step_label = QLabel(self)
-        self.grad_label = QLabel(self)
-        self.grad_label.setMargin(2)
-        bar = self.statusBar()
-        bar.addWidget(self.state_label, 1)
-        bar.addPermanentWidget(self.step_label)
-        bar.addPermanentWidget(self.grad_label)
+        self.status = RunStatusBar(self)
+        self.setStatusBar(self.status)
+        self.state_label, self.step_label, self.grad_label = (self.status.state_label, self.status.step_label,
+                                                               self.status.grad_label)
 
     def _connect(self) -> None:
         self.bridge.started.connect(self._on_bridge_started)
@@ -336,13 +323,16 @@ class MainWindow(QMainWindow):
         self.lesson_browser.select_path(str(shown))
         self._last_snapshot = None
         self._clear_pause_views()
-        recovered = self._recover_autosave(shown, text)
+        unsaved = self.workspace.unsaved(shown, text)
+        if unsaved is not None:
+            self.code_view.set_source(unsaved, str(shown))
+            self.code_view.document().setModified(True)
         settings.put("last_file", str(path))
         settings.add_recent_file(str(path))
         self._fill_recent_menu()
         self._update_title()
         self._update_actions()
-        if recovered:
+        if unsaved is not None:
             self.state_label.setText(f"Recovered unsaved changes to {shown.name} from the last session")
         return True
 
@@ -359,7 +349,7 @@ class MainWindow(QMainWindow):
         text = self.code_view.source()
         target = self.workspace.save(self.path, text)
         self._autosave.stop()
-        self._recovery_path(self.path).unlink(missing_ok=True)
+        self.workspace.forget_unsaved(self.path)
         if target != self.path:
             self.session.set_breakpoints(str(target), self.code_view.breakpoints())
             self.path = target
@@ -379,31 +369,13 @@ class MainWindow(QMainWindow):
         original = self.workspace.revert(self.path)
         self.open_file(original)
 
-    def _recovery_path(self, path: Path) -> Path:
-        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
-        return self.workspace.data_dir / "autosave" / f"{path.stem}-{digest}.py"
-
-    def _recover_autosave(self, path: Path, text: str) -> bool:
-        recovery = self._recovery_path(path)
-        if not recovery.is_file():
-            return False
-        saved = recovery.read_text(encoding="utf-8")
-        if saved == text:
-            recovery.unlink()
-            return False
-        self.code_view.set_source(saved, str(path))
-        self.code_view.document().setModified(True)
-        return True
-
     def _on_autosave_timeout(self) -> None:
         if self.path is None or not self.code_view.document().isModified():
             return
         if self.workspace.is_bundled(self.path) or self.workspace.original_of(self.path):
             self.save()  # a lesson's copy is the learner's own: keep it current
             return
-        recovery = self._recovery_path(self.path)
-        recovery.parent.mkdir(parents=True, exist_ok=True)
-        recovery.write_text(self.code_view.source(), encoding="utf-8")
+        self.workspace.keep_unsaved(self.path, self.code_view.source())
 
     def _may_discard_changes(self) -> bool:
         if self.path is None or not self.code_view.document().isModified():
@@ -418,7 +390,7 @@ class MainWindow(QMainWindow):
             self.save()
             return True
         if answer == QMessageBox.StandardButton.Discard:
-            self._recovery_path(self.path).unlink(missing_ok=True)
+            self.workspace.forget_unsaved(self.path)
             self.code_view.document().setModified(False)
             return True
         return False
@@ -613,10 +585,7 @@ class MainWindow(QMainWindow):
             self.console.append_output(stream, text)
         if self._inspected in snapshot["vars"]:
             self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
-        self.state_label.setText(f"Viewing the past: step {index + 1} of {live + 1}, line {snapshot['line']}, "
-                                 "values as they were then — Ctrl+Shift+F10 goes back to live")
-        self.step_label.setText(f"step {snapshot['step']}")
-        self._show_grad_mode(snapshot)
+        self.status.show_past(snapshot, index, live)
         self._update_actions()
 
     def show_live(self, graph_full: dict[str, Any], output: list[tuple[str, str]]) -> None:
@@ -646,7 +615,7 @@ class MainWindow(QMainWindow):
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False)
         self._pending.clear()
-        text = self._end_text(ended)
+        text = end_text(ended)
         kind = "success" if ended.status == "ok" or (ended.status == "exited" and ended.exit_code == 0) else "error"
         if ended.status == "error" and ended.error and ended.error.get("type") == "SyntaxError":
             self.code_view.set_error_line(ended.error.get("line"))
@@ -655,18 +624,6 @@ class MainWindow(QMainWindow):
         self.console.append_message(f"■ {text}", kind)
         self._show_state()
         self._update_actions()
-
-    def _end_text(self, ended: m.Ended) -> str:
-        text = END_TEXT.get(ended.status, ended.status)
-        if ended.status == "exited":
-            text += f" with code {ended.exit_code}"
-        elif ended.status == "crashed":
-            how = ended.signal or f"exit code {ended.exit_code}"
-            text += f" ({how}); the next run starts a fresh one"
-        elif ended.status == "error" and ended.error:
-            where = f" on line {ended.error['line']}" if ended.error.get("line") else ""
-            text += f": {ended.error['type']}{where}"
-        return text
 
     def _on_bridge_replied(self, request_id: int, kind: str, result: dict[str, Any]) -> None:
         callback = self._pending.pop(request_id, None)
@@ -802,44 +759,7 @@ class MainWindow(QMainWindow):
         self._show_state()
 
     def _show_state(self) -> None:
-        state = self.session.state
-        snapshot = self._last_snapshot
-        if self.path is None:
-            text = "Open a lesson to begin"
-        elif state == PAUSED and snapshot:
-            where = "line" if snapshot["function"] == "<module>" else f"{snapshot['function']}(), line"
-            what = {"call": "entering", "return": "returning from", "exception": "exception at"}.get(
-                snapshot["event"], "at")
-            text = f"Paused {what} {where} {snapshot['line']} — F10 step over, F11 step into, F5 continue"
-            if snapshot.get("watch_changed"):
-                text = f"Paused at line {snapshot['line']}: {', '.join(snapshot['watch_changed'])} changed"
-            if snapshot.get("post_mortem"):
-                text = (f"Error: {snapshot['exception']['type']} on line {snapshot['line']} — inspect the "
-                        "variables, then F5 or Shift+F5 to end the run")
-        elif state == RUNNING:
-            text = "Running… (F6 pauses, Shift+F5 stops)"
-        elif state == ENDED and self._end is not None:
-            text = self._end_text(self._end) + " — F5 runs again, F10/F11 step from the start"
-        else:
-            text = "Ready: F10 or F11 steps from the first line, F5 runs to the first breakpoint"
-        self.state_label.setText(text)
-        self.step_label.setText(f"step {snapshot['step']}" if snapshot and state == PAUSED else "")
-        self._show_grad_mode(snapshot if state == PAUSED else None)
-
-    def _show_grad_mode(self, snapshot: dict[str, Any] | None) -> None:
-        if snapshot is None:
-            self.grad_label.setText("")
-            self.grad_label.setStyleSheet("")
-            return
-        if snapshot.get("inference_mode"):
-            text, colour, tip = "inference_mode", "#8e44ad", "torch.inference_mode(): no graph and no version counters"
-        elif snapshot.get("grad_enabled"):
-            text, colour, tip = "grad enabled", "#1e8449", "autograd records the operations of this line"
-        else:
-            text, colour, tip = "no_grad", "#b9770e", "torch.no_grad(): results of this line will not require grad"
-        self.grad_label.setText(f" {text} ")
-        self.grad_label.setToolTip(tip)
-        self.grad_label.setStyleSheet(f"color: white; background: {colour}; border-radius: 3px;")
+        self.status.show_run(self.session.state, self._last_snapshot, self._end, self.path is not None)
 
     def _update_actions(self) -> None:
         state = self.session.state

@@ -1,0 +1,88 @@
+"""The text of a graph node's details: its leaf tensor and ``.grad``, what it saved for backward, its next functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def shape_text(shape: Iterable[int] | None) -> str:
+    """A tensor shape as the learner reads it: ``[1, 8]``, or ``scalar`` for ``[]``; empty when unknown."""
+    if shape is None:
+        return ""
+    shape = list(shape)
+    return f"[{', '.join(str(s) for s in shape)}]" if shape else "scalar"
+
+
+def _values_text(values: Any) -> str:
+    if values is None:
+        return "values not sent"
+    return np.array2string(np.asarray(values), precision=4, threshold=40, edgeitems=3, suppress_small=True)
+
+
+def _tensor_text(summary: Mapping[str, Any], indent: str = "  ") -> list[str]:
+    head = f"{indent}{shape_text(summary.get('shape'))} {summary.get('dtype', '')}".rstrip()
+    if summary.get("variable"):
+        head += f"  (variable {summary['variable']})"
+    values = _values_text(summary.get("values")).splitlines()
+    return [head] + [indent + "  " + line for line in values]
+
+
+def _saved_text(entry: Mapping[str, Any]) -> list[str]:
+    name = entry.get("name", "?")
+    if entry.get("freed"):
+        return [f"  {name}: freed by backward()"]
+    if entry.get("error"):
+        return [f"  {name}: {entry['error']}"]
+    value = entry.get("value")
+    if isinstance(value, Mapping) and "shape" in value:
+        return [f"  {name}:"] + _tensor_text(value, "    ")
+    if isinstance(value, list) and any(isinstance(v, Mapping) for v in value):
+        lines = [f"  {name}:"]
+        for item in value:
+            lines += _tensor_text(item, "    ") if isinstance(item, Mapping) else [f"    {item!r}"]
+        return lines
+    return [f"  {name}: {value!r}"]
+
+
+def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
+                 next_nodes: Mapping[int, Mapping[str, Any]]) -> str:
+    """The details pane text for a node: what it is, what it saved for backward, where its gradients go.
+
+    Parameters
+    ----------
+    node_id : int
+    node : dict
+        The engine's dict for the node.
+    names : list of str
+        The variables whose ``grad_fn`` the node is.
+    next_nodes : dict
+        The engine's dicts of the drawn nodes it points to, by id; a node not in it is named ``?``.
+    """
+    kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
+    lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
+    if names:
+        lines.append(f"grad_fn of: {', '.join(names)}")
+    if node.get("shape") is not None:
+        lines.append(f"output shape: {shape_text(node['shape'])}")
+    leaf = node.get("leaf")
+    if node.get("kind") == "leaf":
+        lines += ["", f"leaf tensor {node.get('variable') or '(unnamed)'}:"]
+        lines += _tensor_text(leaf) if leaf else ["  not sent"]
+        grad = leaf.get("grad") if leaf else None
+        lines += ["", ".grad:"] + (_tensor_text(grad) if grad else ["  None (no backward has reached it yet)"])
+    saved = [line for entry in node.get("saved") or [] for line in _saved_text(entry)]
+    lines += ["", "saved for backward:"] + (saved or ["  nothing"])
+    lines += ["", "next functions (where its gradients go):"]
+    nexts = node.get("next") or []
+    for position, (target, _) in enumerate(nexts):
+        other = next_nodes.get(int(target))
+        label = "?" if other is None else other.get("name", "?")
+        if other is not None and other.get("variable"):
+            label += f" ({other['variable']})"
+        lines.append(f"  input {position} → {label}  ·  node {target}")
+    if not nexts:
+        lines.append("  none")
+    return "\n".join(lines)
