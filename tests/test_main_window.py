@@ -254,3 +254,40 @@ def test_unsaved_edits_of_a_users_file_survive_a_crash_of_the_app(qtbot, window,
     assert window.code_view.source() == "a = 1  # edited\n" and window.isWindowModified()
     assert "Recovered unsaved changes" in window.state_label.text()
     window.code_view.document().setModified(False)  # or closing the window would ask about them
+
+
+def test_a_print_flood_leaves_the_window_usable_with_bounded_output(qtbot, window, tmp_path):
+    flood = tmp_path / "flood.py"
+    flood.write_text("for i in range(300_000):\n    print('line', i)\nprint('the end')\n", encoding="utf-8")
+    window.open_file(flood)
+    press(qtbot, window, Qt.Key.Key_F5)
+    assert wait_ended(qtbot, window, timeout=60_000).status == "ok"
+    output = window.console.output
+    qtbot.waitUntil(lambda: "the end" in output.toPlainText(), timeout=30_000)
+    assert output.document().blockCount() <= window.console.max_lines + 5
+    press(qtbot, window, Qt.Key.Key_F11)  # and the window still steps
+    wait_paused(qtbot, window, 1)
+
+
+def test_notes_follow_the_line_in_the_chosen_language(qtbot, tmp_path):
+    settings.use_file(str(tmp_path / "settings.ini"))
+    try:
+        win = MainWindow(Session(warm_spare=False), Workspace(tmp_path / "data"))
+        qtbot.addWidget(win)
+        win.show()
+        from app.workspace import LESSONS_DIR
+
+        lesson = LESSONS_DIR / "06_no_grad.py"
+        win.open_file(lesson)
+        first = win.notes_view.text()
+        win.set_language("zh")
+        header_zh = win.notes_view.text()
+        assert header_zh != first and any("\u4e00" <= ch <= "\u9fff" for ch in header_zh)
+        lines = lesson.read_text(encoding="utf-8").splitlines()
+        later = max(i for i, text in enumerate(lines, 1) if text.startswith("# %%") and "markdown" not in text)
+        win.notes_view.show_line(later + 1)  # the last code section has notes of its own
+        assert win.notes_view.text() not in (header_zh, first)
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in win.notes_view.text())
+        win.close()
+    finally:
+        settings.use_file(None)

@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QInputDialog,
     QMainWindow,
     QMessageBox,
-    QStyle,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -55,6 +54,7 @@ from widgets.time_travel import TimeTravel
 from widgets.timeline_bar import TimelineBar
 from widgets.variables_view import VariablesView
 from widgets.watch_view import WatchView
+from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions
 
 AUTOSAVE_MS = 1500
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
@@ -179,56 +179,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([docks["console"], docks["stack"], docks["backward"]],
                          [int(width * 0.34), int(width * 0.2), int(width * 0.46)], Qt.Orientation.Horizontal)
 
-    def _action(self, text: str, shortcut: str | None, icon: QStyle.StandardPixmap | None,
-                slot: Callable[[], None], tip: str) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        if icon is not None:
-            action.setIcon(self.style().standardIcon(icon))
-        keys = f" ({shortcut})" if shortcut else ""
-        action.setToolTip(f"{tip}{keys}")
-        action.setStatusTip(tip)
-        action.triggered.connect(slot)
-        return action
-
     def _build_actions(self) -> None:
-        sp = QStyle.StandardPixmap
-        self.act_start = self._action("&Start / Continue", "F5", sp.SP_MediaPlay, self.start_or_continue,
-                                      "Run the lesson, or continue to the next breakpoint")
-        self.act_step_over = self._action("Step &Over", "F10", sp.SP_ArrowForward, self.step_over,
-                                          "Run this line, then pause on the next one in this function")
-        self.act_step_into = self._action("Step &Into", "F11", sp.SP_ArrowDown, self.step_into,
-                                          "Run to the next line, entering functions it calls")
-        self.act_step_out = self._action("Step O&ut", "Shift+F11", sp.SP_ArrowUp, self.step_out,
-                                         "Run until this function returns")
-        self.act_run_to_cursor = self._action("Run to &Cursor", "Ctrl+F10", sp.SP_MediaSeekForward,
-                                              self.run_to_cursor, "Continue to the line with the cursor")
-        self.act_pause = self._action("&Pause", "F6", sp.SP_MediaPause, self.session.pause,
-                                      "Pause the running lesson at its next line")
-        self.act_stop = self._action("S&top", "Shift+F5", sp.SP_MediaStop, self.stop,
-                                     "End the run now")
-        self.act_restart = self._action("&Restart", "Ctrl+Shift+F5", sp.SP_BrowserReload, self.restart,
-                                        "Run the lesson again from the start in a fresh interpreter")
-        self.act_step_back = self._action("Step &Back", "Shift+F10", sp.SP_MediaSeekBackward,
-                                          self.step_back, "Show the pause before this one, as it was (nothing re-runs)")
-        self.act_go_live = self._action("Go to &Live", "Ctrl+Shift+F10", sp.SP_MediaSkipForward,
-                                        self.time_travel.go_live, "Leave the past and show the live pause again")
-        self.act_record = self._action("Record to &End", "Ctrl+F5", sp.SP_DialogApplyButton, self.record_to_end,
-                                       "Step through every line to the end (or the step limit), recording each "
-                                       "pause, then browse them on the timeline")
-        self.act_toggle_bp = self._action("Toggle &Breakpoint", "F9", sp.SP_DialogNoButton,
-                                          self._on_toggle_breakpoint, "Set or clear a breakpoint on this line")
-        self.act_open = self._action("&Open…", "Ctrl+O", sp.SP_DialogOpenButton, self.open_dialog,
-                                     "Open a Python file")
-        self.act_save = self._action("&Save", "Ctrl+S", sp.SP_DialogSaveButton, self.save,
-                                     "Save your changes (a bundled lesson is saved as your own copy)")
-        self.act_revert = self._action("Revert to &Original", None, None, self.revert_to_original,
-                                       "Throw away your copy of this lesson and show the original")
-        self.run_actions = [self.act_start, self.act_step_over, self.act_step_into, self.act_step_out,
-                            self.act_run_to_cursor, self.act_pause, self.act_stop, self.act_restart]
-        self.history_actions = [self.act_step_back, self.act_go_live, self.act_record]
+        add_actions(self)
+        self.run_actions = [getattr(self, name) for name in RUN_ACTIONS]
+        self.history_actions = [getattr(self, name) for name in HISTORY_ACTIONS]
         self.timeline.back_button.setDefaultAction(self.act_step_back)
 
     def _build_menus(self) -> None:
@@ -727,8 +681,14 @@ class MainWindow(QMainWindow):
 
     # ---- editing ------------------------------------------------------------------------
 
-    def _on_toggle_breakpoint(self) -> None:
+    def toggle_breakpoint(self) -> None:
         self.code_view.toggle_breakpoint()
+
+    def pause(self) -> None:
+        self.session.pause()
+
+    def go_live(self) -> None:
+        self.time_travel.go_live()
 
     def _on_code_view_breakpoints_changed(self, breakpoints: dict[int, str | None]) -> None:
         if self.path is not None:
