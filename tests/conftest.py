@@ -85,3 +85,31 @@ def line_of(path: str, marker: str) -> int:
         if marker in text:
             return number
     raise AssertionError(f"{marker!r} not in {path}")
+
+
+@pytest.fixture
+def window_on(qtbot, tmp_path):
+    """Open the main window (settings in a temporary file, no warm spare) on a lesson written from a string."""
+    from app.workspace import Workspace
+    from widgets import settings
+    from widgets.main_window import MainWindow
+
+    settings.use_file(str(tmp_path / "settings.ini"))
+    opened = []
+
+    def open_window(source: str, name: str = "lesson.py"):
+        path = tmp_path / name
+        path.write_text(source, encoding="utf-8")
+        session = Session(warm_spare=False)
+        window = MainWindow(session, Workspace(tmp_path / "data"))
+        qtbot.addWidget(window)
+        window.show()
+        window.open_file(path)
+        opened.append((window, session))
+        return window
+
+    yield open_window
+    for window, session in opened:
+        window.close()
+        session.close()
+    settings.use_file(None)

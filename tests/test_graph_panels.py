@@ -10,11 +10,7 @@ from test_backward_panel import table_rows
 from test_graph_view import boxes, click, outline
 from test_main_window import press, wait_paused
 
-from app.session import Session
-from app.workspace import Workspace
-from widgets import settings
 from widgets.graph_view import PALETTE
-from widgets.main_window import MainWindow
 
 LESSON = '''import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -26,19 +22,8 @@ done = True
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    settings.use_file(str(tmp_path / "settings.ini"))
-    path = tmp_path / "graph_lesson.py"
-    path.write_text(LESSON, encoding="utf-8")
-    session = Session(warm_spare=False)
-    win = MainWindow(session, Workspace(tmp_path / "data"))
-    qtbot.addWidget(win)
-    win.show()
-    win.open_file(path)
-    yield win
-    win.close()
-    session.close()
-    settings.use_file(None)
+def window(window_on):
+    return window_on(LESSON, "graph_lesson.py")
 
 
 def step_to(qtbot, win, line):

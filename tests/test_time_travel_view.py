@@ -8,11 +8,6 @@ from PySide6.QtWidgets import QSlider
 from test_graph_view import boxes
 from test_main_window import press, wait_ended, wait_paused
 
-from app.session import Session
-from app.workspace import Workspace
-from widgets import settings
-from widgets.main_window import MainWindow
-
 LESSON = '''import torch
 w = torch.ones(2, requires_grad=True)
 total = 0
@@ -24,19 +19,8 @@ print("done", total)
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    settings.use_file(str(tmp_path / "settings.ini"))
-    path = tmp_path / "loop.py"
-    path.write_text(LESSON, encoding="utf-8")
-    session = Session(warm_spare=False)
-    win = MainWindow(session, Workspace(tmp_path / "data"))
-    qtbot.addWidget(win)
-    win.show()
-    win.open_file(path)
-    yield win
-    win.close()
-    session.close()
-    settings.use_file(None)
+def window(window_on):
+    return window_on(LESSON, "loop.py")
 
 
 def shown_value(win, name):
