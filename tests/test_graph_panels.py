@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit
 from test_backward_panel import table_rows
 from test_graph_view import boxes, click, outline
 from test_main_window import press, wait_paused
@@ -131,3 +131,18 @@ def test_export_the_graph_of_a_pause(qtbot, window, tmp_path):
     assert window.graph_view.export_png(tmp_path / "g.png") and window.graph_view.export_svg(tmp_path / "g.svg")
     assert (tmp_path / "g.png").stat().st_size > 1000
     assert "MulBackward0" in (tmp_path / "g.svg").read_text(encoding="utf-8")
+
+
+def test_hovering_a_graph_node_tints_the_variables_behind_it(qtbot, window):
+    at_done(qtbot, window)
+    roots = window._last_snapshot["graph"]["roots"]
+    canvas = window.graph_view.findChild(QGraphicsView, "graph_canvas")
+    box = boxes(window.graph_view)[roots["h"]]
+    with qtbot.waitSignal(window.graph_view.node_hovered, timeout=3000) as hovered:
+        qtbot.mouseMove(canvas.viewport(), canvas.mapFromScene(box.sceneBoundingRect().center()))
+    assert hovered.args == [["h"]]
+    model = window.variables_view.model
+    tint = model.index_for_path(":h").data(Qt.ItemDataRole.BackgroundRole)
+    assert tint is not None and tint != model.index_for_path(":x").data(Qt.ItemDataRole.BackgroundRole)
+    window.graph_view.node_hovered.emit([])
+    assert model.index_for_path(":h").data(Qt.ItemDataRole.BackgroundRole) is None

@@ -88,6 +88,8 @@ class GraphView(QWidget):
 
     node_selected = Signal(int)
     """The learner clicked a node; carries its id."""
+    node_hovered = Signal(list)
+    """The mouse moved onto a node (the variables it stands for: its outputs' names, a leaf's name) or off ([])."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -103,6 +105,8 @@ class GraphView(QWidget):
         self._view.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self._view.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self._view.viewport().installEventFilter(self)
+        self._view.viewport().setMouseTracking(True)
+        self._hovered: int | None = None
         self._details = QPlainTextEdit()
         self._details.setObjectName("graph_details")
         self._details.setReadOnly(True)
@@ -309,6 +313,10 @@ class GraphView(QWidget):
         if kind == QEvent.Wheel:
             self.zoom(2.0 ** (event.angleDelta().y() / 480.0))
             return True
+        if kind == QEvent.MouseMove and self._press is None:
+            self._hover(self._node_at(event.position().toPoint()))
+        elif kind == QEvent.Leave:
+            self._hover(None)
         if kind == QEvent.MouseButtonPress and event.button() == Qt.LeftButton:
             self._press = event.position()
         elif kind == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton and self._press is not None:
@@ -319,6 +327,16 @@ class GraphView(QWidget):
                 if node_id is not None:
                     self.select_node(node_id)
         return False
+
+    def _hover(self, node_id: int | None) -> None:
+        if node_id == self._hovered:
+            return
+        self._hovered = node_id
+        node = self._drawn[node_id].node if node_id is not None else {}
+        names = list(node.get("variables") or [])
+        if node.get("variable"):
+            names.append(node["variable"])
+        self.node_hovered.emit(names)
 
     # -- handlers ---------------------------------------------------------------------------
 

@@ -249,6 +249,7 @@ class MainWindow(QMainWindow):
         self.console.line_activated.connect(self.code_view.go_to_line)
         self.watch_view.expressions_changed.connect(self._on_watch_view_expressions_changed)
         self.variables_view.variable_hovered.connect(self._on_variables_view_variable_hovered)
+        self.graph_view.node_hovered.connect(self.variables_view.model.mark_variables)
         self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
         self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)

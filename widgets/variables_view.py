@@ -23,6 +23,7 @@ Features
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -62,6 +63,8 @@ SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16"
                 "complex128": "c128"}
 PREVIEW_VALUES = 4
 CHANGE_AMBER = QColor("#ffc94d")
+#: The graph view's highlight: rows of the variables behind the node under the mouse.
+MARK_VIOLET = QColor("#7c3aed")
 ALARM_RED = QColor("#c62828")
 
 TIPS = {
@@ -295,6 +298,7 @@ class VariablesModel(QAbstractItemModel):
         self._previous: dict[str, dict[str, Any]] | None = None
         self._current: dict[str, dict[str, Any]] | None = None
         self._filter = ""
+        self._marked: set[str] = set()
         self._bold = QFont()
         self._bold.setBold(True)
         self._set_colours()
@@ -306,6 +310,21 @@ class VariablesModel(QAbstractItemModel):
         self._previous = self._current if same_frame else None
         self._vars, self._globals = variables, globals_
         self._rebuild()
+
+    def mark_variables(self, names: list[str]) -> None:
+        """Tint the rows of ``names`` (the variables behind a graph node under the mouse); [] clears."""
+        marked = {re.split(r"[.\[]", name, maxsplit=1)[0] for name in names}  # model.linear.weight → model
+        if marked != self._marked:
+            self._marked = marked
+            if self.rowCount():
+                last = self.index(self.rowCount() - 1, self.columnCount() - 1)
+                self.dataChanged.emit(self.index(0, 0), last, [Qt.ItemDataRole.BackgroundRole])
+                for row in range(self.rowCount()):  # grouped rows: their children too
+                    parent = self.index(row, 0)
+                    if self.rowCount(parent):
+                        self.dataChanged.emit(self.index(0, 0, parent),
+                                              self.index(self.rowCount(parent) - 1, self.columnCount() - 1, parent),
+                                              [Qt.ItemDataRole.BackgroundRole])
 
     def set_filter(self, text: str) -> None:
         """Show only variables whose name (or an item's or parameter's name) contains ``text``, ignoring case."""
@@ -442,6 +461,8 @@ class VariablesModel(QAbstractItemModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(node, column)
         if role == Qt.ItemDataRole.BackgroundRole:
+            if node.top in self._marked:
+                return self._mark_tint
             return self._tint if node.change else None
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if node.change or node.summary is None else None
@@ -458,6 +479,7 @@ class VariablesModel(QAbstractItemModel):
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
         self._tint = blend(CHANGE_AMBER, palette.color(QPalette.ColorRole.Base), 0.45)
+        self._mark_tint = blend(MARK_VIOLET, palette.color(QPalette.ColorRole.Base), 0.3)
         self._dim = palette.color(QPalette.ColorRole.PlaceholderText)
 
     def _foreground(self, node: _Node, column: int) -> QColor | None:
