@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from app.autograd_graph import gc_paused
+
 #: Default memory budget of a history, in bytes.
 BUDGET_BYTES = 512 * 2**20
 #: Tensors with more elements than this keep a sample of this many values, flagged ``"history_values": "sample"``.
@@ -432,6 +434,10 @@ class History:
         IndexError
             For a pause never recorded, or dropped to stay within the budget.
         """
+        with gc_paused():  # rebuilding allocates thousands of small containers, none of them cyclic
+            return self._snapshot(index)
+
+    def _snapshot(self, index: int) -> dict[str, Any]:
         offset = self._offset(index)
         plain = self._store.plain
         memo: dict[int, Any] = {}
