@@ -92,7 +92,6 @@ class MainWindow(QMainWindow):
         self.language = settings.get("language")
         self._pending: dict[int, Callable[[dict[str, Any]], None]] = {}
         self._last_snapshot: dict[str, Any] | None = None
-        self._run_path: str | None = None
         self._end: m.Ended | None = None
         self._inspected: str | None = None
         self._sized = False
@@ -462,7 +461,6 @@ class MainWindow(QMainWindow):
             return False
         finally:
             self.session.breakpoints[str(self.path)] = dict(self.code_view.breakpoints())
-        self._run_path = str(self.path)
         self.time_travel.reset()
         self._end = None
         self._last_snapshot = None

@@ -83,6 +83,7 @@ class TimeTravel(QObject):
         self.history = History()
         self.viewing: int | None = None
         self.marks: dict[int, str] = {}
+        self.last_comparison = ""  # the text of the last "Diff with live"
         self._refresh_timer = QTimer(self, singleShot=True, interval=RECORDING_REFRESH_MS)
         self._refresh_timer.timeout.connect(self._refresh_bar)
         bar.position_requested.connect(self._on_bar_position_requested)
