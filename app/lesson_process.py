@@ -31,6 +31,12 @@ def signal_name(returncode: int | None) -> str | None:
         return f"signal {-returncode}"
 
 
+def malformed_error(exc: m.MalformedMessage) -> dict[str, Any]:
+    """The ``error`` of the :class:`~app.messages.Ended` that a malformed frame ends a run with."""
+    return {"type": "MalformedMessage", "message": f"the lesson process sent a malformed message ({exc})",
+            "line": None}
+
+
 class LessonProcess:
     """One lesson interpreter.
 
@@ -39,7 +45,8 @@ class LessonProcess:
     on_message
         Called from a reader thread with each message the process sends, with
         ``Output("native", text)`` for C-level output, and finally with the process's
-        return code (an ``int``) once its pipe closes.
+        return code (an ``int``) once its pipe closes, or, when it sent a malformed frame,
+        with ``Ended("crashed", error=...)`` once it has been killed.
     """
 
     def __init__(self, on_message: Callable[[Any], None]) -> None:
@@ -90,10 +97,13 @@ class LessonProcess:
         while True:
             try:
                 message = m.read_message(stream)
-            except Exception as exc:  # a garbled frame means the process is broken: end it
-                self.on_message(m.Output("native", f"[GradStep] bad message from the lesson: {exc}\n"))
+            except m.MalformedMessage as exc:  # the channel can no longer be trusted: end the run
                 self.kill()
-                message = None
+                self._native.join()
+                code = self.process.wait()
+                self.on_message(m.Ended("crashed", error=malformed_error(exc), exit_code=code,
+                                        signal=signal_name(code)))
+                return
             if message is None:
                 break
             if isinstance(message, m.Ready):

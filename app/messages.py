@@ -1,20 +1,39 @@
 """The messages the app and the lesson process exchange, and how they travel.
 
-Both sides import this module. Messages are small dataclasses of plain data (builtins and
-numpy arrays); they are pickled, but unpickled with an allow-list, so nothing that arrives
-can name a class or function outside this module, builtins' containers and numpy arrays.
+Both sides import this module. Messages are small dataclasses of plain data; they travel as
+MessagePack, a format that holds data only and cannot name a class or a function, so
+nothing that arrives can make the receiver import or call anything. What crosses:
+
+- ``None``, ``bool``, ``int``, ``float``, ``str``, ``bytes`` (a ``bytearray`` arrives as
+  ``bytes``), ``complex`` and integers beyond 64 bits (as extension types);
+- ``dict`` (keys str, int, float, bool or None), and ``list``: tuples, sets and frozensets
+  arrive as lists;
+- numpy arrays of a bool, integer, float or complex dtype, as dtype + shape + raw bytes;
+  they arrive read-only. Numpy scalars arrive as the Python number they hold;
+- a message itself, as its type's name from this module's fixed table and a map of its fields.
+
+Anything else the sender meets (a tensor by mistake, an object array, a frame) becomes a
+placeholder string, which costs one field, not the run. The receiver refuses a frame larger
+than :data:`MAX_MESSAGE_BYTES` before reading it, and msgpack refuses nesting deeper than its
+fixed stack (1024 containers) while decoding. MessagePack has no shared references, so
+decoding cannot multiply a message: what is built is at most as large as the bytes read
+(pickle's memo let 520 bytes of shared lists expand to a gigabyte). A frame that breaks any
+of these rules raises :class:`MalformedMessage`.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
+import re
 import struct
 import types
-from dataclasses import dataclass, field
+import typing
+from dataclasses import dataclass, field, fields
 from typing import Any, BinaryIO
 
+import msgpack
 import numpy as np
+
+from app.autograd_graph import gc_paused
 
 # ---- app → lesson process -------------------------------------------------------------
 
@@ -120,82 +139,161 @@ class Ended:
     signal: str | None = None
 
 
-_ALLOWED = {
-    ("builtins", name)
-    for name in ("dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float",
-                 "complex", "bool", "NoneType", "slice", "bytearray")
-} | {
-    ("numpy", "ndarray"),
-    ("numpy", "dtype"),
-    ("numpy.core.multiarray", "_reconstruct"),
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.multiarray", "scalar"),
-    ("numpy._core.multiarray", "scalar"),
-    ("numpy", "bool_"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("_codecs", "encode"),
-} | {(__name__, cls.__name__) for cls in (Run, Resume, SetBreakpoints, Pause, Request, Ready,
-                                          Started, Output, Paused, Reply, Ended)}
-
-
-class _SafeUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) in _ALLOWED or module.startswith("numpy") and name.endswith("DType"):
-            return super().find_class(module, name)
-        raise pickle.UnpicklingError(f"{module}.{name} may not cross the lesson boundary")
-
-
-_HEADER = struct.Struct("!I")
 _MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Ended)
+_BY_NAME = {cls.__name__: cls for cls in _MESSAGE_TYPES}
+
+#: The largest frame either side accepts.
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+
+#: A frame: two magic bytes (so stray bytes on the pipe are caught at once), the body's length.
+_HEADER = struct.Struct("!2sI")
+_MAGIC = b"GS"
+HEADER_SIZE = _HEADER.size
+
+_ARRAY, _COMPLEX, _BIG_INT = 1, 2, 3
+_ARRAY_HEADER = struct.Struct("!B")  # dtype string length; then the string, ndim, the dims
+_DIM = struct.Struct("!Q")
+#: Byte order, kind (bool, signed, unsigned, float, complex) and item size: nothing else.
+_PLAIN_DTYPE = re.compile(r"[<>|=]?[biufc][0-9]{1,2}")
+_MAX_NDIM = 64
+
+
+class MalformedMessage(Exception):
+    """A frame that is truncated, too large or not a message this module encodes."""
 
 
 def _placeholder(type_name: str) -> str:
     return f"<{type_name}: not plain data, left out>"
 
 
-class _PlainPickler(pickle.Pickler):
-    """Pickles plain data; any other object becomes a short placeholder string.
-
-    A summary that by mistake holds a live object (a tensor, a frame) then costs one
-    field, not the run: the receiving side would refuse the whole message.
-    """
-
-    def reducer_override(self, obj: Any) -> Any:
-        if isinstance(obj, (_MESSAGE_TYPES, np.ndarray, np.generic, np.dtype, type, types.FunctionType,
-                            types.BuiltinFunctionType)) or type(obj) in _PLAIN:
-            return NotImplemented  # plain data, and the classes and functions that rebuild it
-        for base in (str, int, float):  # subclasses (IntEnum, str enums…) travel as their base type
-            if isinstance(obj, base):
-                return (base, (base(obj),))
-        return (str, (_placeholder(type(obj).__qualname__),))
+def _pack_array(array: np.ndarray) -> msgpack.ExtType | str:
+    dtype = array.dtype.str
+    if not _PLAIN_DTYPE.fullmatch(dtype) or array.ndim > _MAX_NDIM:
+        return _placeholder(f"ndarray of {array.dtype}")
+    head = (_ARRAY_HEADER.pack(len(dtype)) + dtype.encode() + bytes([array.ndim])
+            + b"".join(_DIM.pack(n) for n in array.shape))
+    return msgpack.ExtType(_ARRAY, head + array.tobytes())
 
 
-_PLAIN = {dict, list, tuple, set, frozenset, str, bytes, int, float, complex, bool, type(None), slice, bytearray}
+def _unpack_array(data: bytes) -> np.ndarray:
+    view = memoryview(data)
+    (size,) = _ARRAY_HEADER.unpack_from(view)
+    dtype_text = bytes(view[1:1 + size]).decode("ascii")
+    if not _PLAIN_DTYPE.fullmatch(dtype_text):
+        raise MalformedMessage(f"an array of dtype {dtype_text!r}")
+    dtype = np.dtype(dtype_text)
+    ndim = view[1 + size]
+    offset = 2 + size
+    shape = [_DIM.unpack_from(view, offset + i * _DIM.size)[0] for i in range(ndim)]
+    offset += ndim * _DIM.size
+    count = 1
+    for n in shape:
+        count *= n
+    if ndim > _MAX_NDIM or count * dtype.itemsize != len(data) - offset:
+        raise MalformedMessage(f"an array of shape {shape} and {dtype} in {len(data) - offset} bytes")
+    return np.frombuffer(data, dtype, count, offset).reshape(shape)
+
+
+def _default(obj: Any) -> Any:
+    """What msgpack cannot pack by itself; never raises, so one odd value costs one field."""
+    if isinstance(obj, np.ndarray):
+        return _pack_array(obj)
+    if isinstance(obj, np.complexfloating):
+        obj = complex(obj)
+    elif isinstance(obj, np.generic):
+        obj = obj.item()  # np.float32 → float, np.int64 → int; a long double stays itself
+        if isinstance(obj, (bool, float)) or isinstance(obj, int) and -2**63 <= obj < 2**64:
+            return obj
+    if isinstance(obj, complex):
+        return msgpack.ExtType(_COMPLEX, struct.pack("!dd", obj.real, obj.imag))
+    if isinstance(obj, int):  # beyond 64 bits
+        try:
+            return msgpack.ExtType(_BIG_INT, str(int(obj)).encode())
+        except ValueError:  # more digits than int/str conversion allows
+            return _placeholder(f"int of {obj.bit_length()} bits")
+    if isinstance(obj, (set, frozenset)):
+        return list(obj)
+    if isinstance(obj, _MESSAGE_TYPES):  # only a frame's top level is a message
+        return _placeholder(type(obj).__name__)
+    return _placeholder(type(obj).__qualname__)
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == _ARRAY:
+        return _unpack_array(data)
+    if code == _COMPLEX and len(data) == 16:
+        return complex(*struct.unpack("!dd", data))
+    if code == _BIG_INT and len(data) <= 4300 and re.fullmatch(rb"-?[0-9]+", data):
+        return int(data)
+    raise MalformedMessage(f"an extension value of type {code} and {len(data)} bytes")
+
+
+def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """The builtin types each field of a message may hold (None included for optional ones)."""
+    out = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        options = typing.get_args(hint) if typing.get_origin(hint) is types.UnionType else (hint,)
+        out[name] = tuple(typing.get_origin(o) or (type(None) if o is None else o) for o in options)
+    return out
+
+
+_FIELD_TYPES = {cls: _field_types(cls) for cls in _MESSAGE_TYPES}
 
 
 def encode(message: Any) -> bytes:
-    """One framed message: a 4-byte length, then the pickle."""
-    buffer = io.BytesIO()
-    buffer.write(b"\0" * _HEADER.size)
-    _PlainPickler(buffer, protocol=5).dump(message)
-    data = buffer.getbuffer()
-    _HEADER.pack_into(data, 0, len(data) - _HEADER.size)
-    return bytes(data)
+    """One framed message: the header (magic and length), then the MessagePack body."""
+    if isinstance(message, _MESSAGE_TYPES):
+        body = [type(message).__name__, {f.name: getattr(message, f.name) for f in fields(message)}]
+    else:
+        body = [None, message]
+    data = msgpack.packb(body, default=_default, use_bin_type=True, datetime=False)
+    return _HEADER.pack(_MAGIC, len(data)) + data
 
 
 def decode(body: bytes) -> Any:
-    """The message in ``body`` (a frame without its length), through the allow-list."""
-    return _SafeUnpickler(io.BytesIO(body)).load()
+    """The message in ``body`` (a frame without its header); :class:`MalformedMessage` if it is not one."""
+    try:
+        # Every length in the body is bounded by the body's own size (msgpack's default), and
+        # int keys are allowed: breakpoint lines and graph node ids are keys.
+        with gc_paused():  # what is decoded has no cycles: a collection would only rescan the app's objects
+            name, value = msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True)
+    except MalformedMessage:
+        raise
+    except Exception as exc:  # msgpack's errors, an unhashable key, a body that is not [name, value]
+        raise MalformedMessage(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__) from None
+    if name is None:
+        return value
+    cls = _BY_NAME.get(name) if isinstance(name, str) else None
+    if cls is None or not isinstance(value, dict):
+        raise MalformedMessage(f"no message type {name!r}")
+    allowed = _FIELD_TYPES[cls]
+    for key, item in value.items():
+        if key not in allowed or not isinstance(item, allowed[key]):
+            raise MalformedMessage(f"{name} with {key!r} of type {type(item).__name__}")
+    try:
+        return cls(**value)
+    except TypeError as exc:  # a required field is missing
+        raise MalformedMessage(f"{name}: {exc}") from None
 
 
 def read_message(stream: BinaryIO) -> Any:
-    """The next message on ``stream``, or None at end of stream."""
+    """The next message on ``stream``, or None at the end of the stream.
+
+    Raises :class:`MalformedMessage` for a frame with a wrong header, one larger than
+    :data:`MAX_MESSAGE_BYTES` (before reading its body), one the stream ends inside, or a
+    body that does not decode.
+    """
     header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
+    if not header:
         return None
-    (size,) = _HEADER.unpack(header)
+    if len(header) < _HEADER.size:
+        raise MalformedMessage(f"the stream ended inside a frame header ({len(header)} bytes)")
+    magic, size = _HEADER.unpack(header)
+    if magic != _MAGIC:
+        raise MalformedMessage(f"a frame starting with {header!r}")
+    if size > MAX_MESSAGE_BYTES:
+        raise MalformedMessage(f"a frame of {size:,} bytes, more than the {MAX_MESSAGE_BYTES >> 20} MB limit")
     body = stream.read(size)
     if len(body) < size:
-        return None
+        raise MalformedMessage(f"the stream ended inside a frame: {len(body):,} of {size:,} bytes")
     return decode(body)

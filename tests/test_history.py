@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import pickle
 import sys
 import tracemalloc
 import types
@@ -189,12 +188,12 @@ for t in range(10_000):
 def test_the_byte_count_is_measured_not_guessed(session, events, lesson):
     history, snapshots, _ = record(session, events, lesson(RNN), limit=1500)
     assert 0.85 < history.nbytes / kept_bytes(history) < 1.15
-    blobs = [pickle.dumps(snapshot) for snapshot in snapshots]
+    blobs = [m.encode(snapshot)[m.HEADER_SIZE:] for snapshot in snapshots]
     tracemalloc.start()
     try:
         again = History()
         for blob in blobs:
-            again.add_pause(pickle.loads(blob))
+            again.add_pause(m.decode(blob))
         traced = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -15,6 +14,7 @@ import torch  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QComboBox, QSpinBox  # noqa: E402
 
+from app import messages as m  # noqa: E402
 from app.summaries import Summarizer  # noqa: E402
 from widgets.tensor_inspector import (  # noqa: E402
     IMAGE_SIDE,
@@ -28,8 +28,8 @@ from widgets.variables_view import ALARM_RED  # noqa: E402
 
 
 def summary(tensor: torch.Tensor, value_limit: int = 10_000) -> dict[str, Any]:
-    """The summary as it arrives from the lesson process (pickled, so it shares no memory with the tensor)."""
-    return pickle.loads(pickle.dumps(Summarizer(value_limit).summarize(tensor)))
+    """The summary as it arrives from the lesson (through the channel: it shares no memory with the tensor)."""
+    return m.decode(m.encode(Summarizer(value_limit).summarize(tensor))[m.HEADER_SIZE:])
 
 
 def table(model: ArrayTableModel) -> list[list[str]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import pickle
 from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -14,6 +13,7 @@ from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLineEdit, QMenu  # noqa: E402
 from torch import nn  # noqa: E402
 
+from app import messages as m  # noqa: E402
 from app.summaries import Summarizer  # noqa: E402
 from widgets.variables_view import (  # noqa: E402
     ALARM_RED,
@@ -34,13 +34,13 @@ from widgets.variables_view import (  # noqa: E402
 
 
 class Frame:
-    """Summarises values as the lesson process does, and sends them across a (pickled) process boundary."""
+    """Summarises values as the lesson process does, and sends them across the process boundary's encoding."""
 
     def __init__(self) -> None:
         self.summarizer = Summarizer()
 
     def __call__(self, **values: Any) -> dict[str, Any]:
-        return pickle.loads(pickle.dumps({k: self.summarizer.summarize(v) for k, v in values.items()}))
+        return m.decode(m.encode({k: self.summarizer.summarize(v) for k, v in values.items()})[m.HEADER_SIZE:])
 
 
 @pytest.fixture

@@ -30,6 +30,8 @@ def end_text(ended: m.Ended) -> str:
     text = END_TEXT.get(ended.status, ended.status)
     if ended.status == "exited":
         text += f" with code {ended.exit_code}"
+    elif ended.status == "crashed" and ended.error:  # it said something it should not have
+        text = f"{ended.error['message'][:1].upper()}{ended.error['message'][1:]}; the next run starts a fresh one"
     elif ended.status == "crashed":
         how = ended.signal or f"exit code {ended.exit_code}"
         text += f" ({how}); the next run starts a fresh one"

@@ -59,7 +59,7 @@ def best(samples: list[float]) -> str:
 
 def transport(diff: dict[str, Any]) -> float:
     start = time.perf_counter()
-    messages.decode(messages.encode(diff)[4:])
+    messages.decode(messages.encode(diff)[messages.HEADER_SIZE:])
     return ms(start)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
 import statistics
 import sys
 import time
@@ -28,6 +27,7 @@ import torch  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app import messages as m  # noqa: E402
 from app.summaries import Summarizer  # noqa: E402
 from widgets.tensor_inspector import TensorInspector  # noqa: E402
 from widgets.variables_view import VariablesView  # noqa: E402
@@ -47,7 +47,7 @@ def show_big(app: QApplication) -> tuple[float, list[float]]:
     before = rng.standard_normal((3162, 3162), dtype=np.float32)
     after = before.copy()
     after[::7] += 1
-    summary = pickle.loads(pickle.dumps(Summarizer().summarize(torch.from_numpy(after))))
+    summary = m.decode(m.encode(Summarizer().summarize(torch.from_numpy(after)))[m.HEADER_SIZE:])
     inspector = TensorInspector()
     inspector.resize(1000, 700)
     inspector.show()
@@ -94,7 +94,8 @@ def update_variables(app: QApplication) -> list[float]:
         with torch.no_grad():
             tensors[f"t{step % 20}"].add_(1)
         scalars[f"v{step % 180}"] = step
-        snapshot = pickle.loads(pickle.dumps({k: summarizer.summarize(v) for k, v in {**tensors, **scalars}.items()}))
+        summaries = {k: summarizer.summarize(v) for k, v in {**tensors, **scalars}.items()}
+        snapshot = m.decode(m.encode(summaries)[m.HEADER_SIZE:])
         start = time.perf_counter()
         view.set_snapshot(snapshot, {})
         times.append(time.perf_counter() - start)
