@@ -2,16 +2,44 @@
 
 Editing a bundled lesson never touches the original: the edit goes to a copy in the
 user's data folder, which is what runs from then on, until "Revert to original".
-Plain Python, so the rules are tested without Qt.
+Every file is written whole or not at all (a temporary file in the same folder, synced,
+then renamed over the old one), and a recovery copy carries a checksum of its text, so
+one that is damaged anyway is never offered. Plain Python, so the rules are tested without Qt.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import tempfile
 from pathlib import Path
 
 LESSONS_DIR = Path(__file__).resolve().parent.parent / "lessons"
+
+#: The first line of a recovery copy: a Python comment, so the copy still runs as it is.
+_RECOVERY_HEADER = "# GradStep recovery copy, sha256 {digest}\n"
+_RECOVERY_LINE = re.compile(r"# GradStep recovery copy, sha256 ([0-9a-f]{64})\n")
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Replace ``target`` with ``text`` (UTF-8) so that a crash leaves either the old file or the new one."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", dir=target.parent,
+                                         prefix=f".{target.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, target)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Workspace:
@@ -59,10 +87,7 @@ class Workspace:
     def save(self, path: str | os.PathLike, text: str) -> Path:
         """Write the learner's text for ``path``; returns the file written."""
         target = self.save_target(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(target.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, target)  # never a half-written lesson, even if the app dies mid-write
+        write_atomically(target, text)
         return target
 
     def revert(self, path: str | os.PathLike) -> Path:
@@ -83,18 +108,25 @@ class Workspace:
 
     def keep_unsaved(self, path: str | os.PathLike, text: str) -> None:
         """Keep unsaved edits of a user's file without touching the file itself."""
-        recovery = self.recovery_path(path)
-        recovery.parent.mkdir(parents=True, exist_ok=True)
-        recovery.write_text(text, encoding="utf-8")
+        write_atomically(self.recovery_path(path), _RECOVERY_HEADER.format(digest=_digest(text)) + text)
 
     def unsaved(self, path: str | os.PathLike, saved_text: str) -> str | None:
-        """Edits of ``path`` kept from an earlier session that differ from its text, if any."""
+        """Edits of ``path`` kept from an earlier session that differ from its text, if any.
+
+        A copy that cannot be read whole (truncated, altered, not UTF-8) is dropped, never offered.
+        """
         recovery = self.recovery_path(path)
-        if not recovery.is_file():
+        try:
+            with open(recovery, encoding="utf-8", newline="") as handle:
+                kept = handle.read()
+        except FileNotFoundError:
             return None
-        text = recovery.read_text(encoding="utf-8")
-        if text == saved_text:
-            recovery.unlink()
+        except (OSError, UnicodeDecodeError):
+            kept = ""
+        header = _RECOVERY_LINE.match(kept)
+        text = kept[header.end():] if header else None
+        if text is None or header.group(1) != _digest(text) or text == saved_text:
+            recovery.unlink(missing_ok=True)
             return None
         return text
 

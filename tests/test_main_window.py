@@ -246,7 +246,7 @@ def test_unsaved_edits_of_a_users_file_survive_a_crash_of_the_app(qtbot, window,
     window.open_file(own)
     qtbot.keyClick(window.code_view, Qt.Key.Key_End)
     qtbot.keyClicks(window.code_view, "  # edited")
-    window._autosave.timeout.emit()  # as the autosave timer does
+    window._autosave.due.emit()  # as the autosave timer does
     assert own.read_text(encoding="utf-8") == "a = 1\n"
     window.code_view.document().setModified(False)  # the app dies without asking
     window.open_file(tmp_path / "lessons" / "01_steps.py")

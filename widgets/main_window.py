@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QStandardPaths, Qt, QTimer
+from PySide6.QtCore import QByteArray, QStandardPaths, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -40,6 +40,7 @@ from app.lesson_format import list_lessons
 from app.session import ENDED, IDLE, PAUSED, RUNNING, LessonFileError, Session, read_lesson
 from app.workspace import LESSONS_DIR, Workspace
 from widgets import settings
+from widgets.autosave_timer import AutosaveTimer
 from widgets.backward_panel import BackwardPanel
 from widgets.call_stack_view import CallStackView
 from widgets.code_view import CodeView
@@ -56,7 +57,10 @@ from widgets.variables_view import VariablesView
 from widgets.watch_view import WatchView
 from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions
 
+#: Edits are kept this long after the last keystroke...
 AUTOSAVE_MS = 1500
+#: ...and at least this often while typing goes on, so a crash loses at most these last seconds.
+AUTOSAVE_MAX_MS = 4000
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
 
@@ -114,8 +118,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._build_menus()
         self._build_status_bar()
-        self._autosave = QTimer(self, singleShot=True, interval=AUTOSAVE_MS)
-        self._autosave.timeout.connect(self._on_autosave_timeout)
+        self._autosave = AutosaveTimer(self, AUTOSAVE_MS, AUTOSAVE_MAX_MS)
+        self._autosave.due.connect(self._on_autosave_due)
         self._connect()
         self._default_state = self.saveState()
         self._restore_layout()
@@ -323,7 +327,7 @@ class MainWindow(QMainWindow):
         original = self.workspace.revert(self.path)
         self.open_file(original)
 
-    def _on_autosave_timeout(self) -> None:
+    def _on_autosave_due(self) -> None:
         if self.path is None or not self.code_view.document().isModified():
             return
         if self.workspace.is_bundled(self.path) or self.workspace.original_of(self.path):
@@ -695,7 +699,7 @@ class MainWindow(QMainWindow):
 
     def _on_code_view_source_edited(self) -> None:
         self.notes_view.set_source(self.code_view.source())
-        self._autosave.start()
+        self._autosave.edited()
         self._update_title()
 
     def _on_lesson_browser_lesson_activated(self, path: str) -> None:
