@@ -246,7 +246,8 @@ def encode(message: Any) -> bytes:
         body = [type(message).__name__, {f.name: getattr(message, f.name) for f in fields(message)}]
     else:
         body = [None, message]
-    data = msgpack.packb(body, default=_default, use_bin_type=True, datetime=False)
+    # Lone surrogates (a file name decoded with surrogateescape, say) travel as they are.
+    data = msgpack.packb(body, default=_default, use_bin_type=True, unicode_errors="surrogatepass")
     return _HEADER.pack(_MAGIC, len(data)) + data
 
 
@@ -256,7 +257,8 @@ def decode(body: bytes) -> Any:
         # Every length in the body is bounded by the body's own size (msgpack's default), and
         # int keys are allowed: breakpoint lines and graph node ids are keys.
         with gc_paused():  # what is decoded has no cycles: a collection would only rescan the app's objects
-            name, value = msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True)
+            name, value = msgpack.unpackb(body, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True,
+                                          unicode_errors="surrogatepass")
     except MalformedMessage:
         raise
     except Exception as exc:  # msgpack's errors, an unhashable key, a body that is not [name, value]

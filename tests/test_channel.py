@@ -56,7 +56,8 @@ def test_messages_and_plain_data_round_trip():
                     m.Request(3, "values", {"expression": "w", "grad": True}),
                     m.Ended("error", {"type": "ValueError", "message": "no", "line": 2})):
         assert across(message) == message
-    graph = {"edges": [[1, 2, 0]], "roots": {"loss": 2}, "leaves": {1: "w"}, "name": "é∂", "raw": b"\0\1"}
+    graph = {"edges": [[1, 2, 0]], "roots": {"loss": 2}, "leaves": {1: "w"}, "name": "é∂", "raw": b"\0\1",
+             "escaped": b"caf\xe9".decode("utf-8", "surrogateescape")}
     assert across(graph) == graph
 
 
