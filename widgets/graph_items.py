@@ -1,4 +1,4 @@
-"""The pieces the autograd graph is drawn with: the palette, pens, a drawn node's items and the edge chunks."""
+"""The pieces the autograd graph is drawn with: the palette, pens, a drawn node's items, the edge chunks and origin boxes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
+    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
@@ -33,6 +34,7 @@ PALETTE = {
     "selected": "#111827",
     "active": ("#fca5a5", "#dc2626"),
     "removed": "#c0c4cc",
+    "origin": "#0e7490",  # made by the code line under the mouse
 }
 
 
@@ -102,3 +104,72 @@ class EdgeChunk(QGraphicsPathItem):
         for point, text in self.labels:
             painter.fillRect(QRectF(point.x() - 1, point.y() - ascent, self._widths[text] + 2, height), backdrop)
             painter.drawText(point, text)
+
+
+#: Fill and outline of the boxes that group nodes by the line execution or the module that made them.
+BOX_COLOURS = {"line": ("#f3f6fb", "#9aa9c2"), "module": ("#f1f8ee", "#8fb58a"), "marked": PALETTE["origin"]}
+#: Height of a box's header strip (its label and its collapse toggle), in scene units.
+BOX_HEADER = 16.0
+
+
+class OriginBox(QGraphicsItem):
+    """A light rounded box around the nodes one execution of a line (or one module) made.
+
+    Its header strip holds a collapse toggle and the label; collapsed, it is filled and says
+    how many nodes it hides. Text is painted only when zoomed in far enough to read it.
+    """
+
+    def __init__(self, key: tuple, kind: str, label: str, font: QFont) -> None:
+        super().__init__()
+        self.key, self.kind, self.label, self.font = key, kind, label, font
+        self.members: set[int] = set()
+        self.collapsed = False
+        self.marked = False
+        self.rect = QRectF()
+        self.setZValue(-1.0 if kind == "line" else -2.0 + 0.01 * len(key))
+
+    def set_rect(self, rect: QRectF) -> None:
+        """Frame ``rect`` (the members' union, padding and header included)."""
+        if rect != self.rect:
+            self.prepareGeometryChange()
+            self.rect = QRectF(rect)
+
+    def title(self) -> str:
+        """The label, with the number of nodes it hides when collapsed."""
+        return f"{self.label} · {len(self.members)} nodes" if self.collapsed else self.label
+
+    def header(self) -> QRectF:
+        """The strip along the top that a click selects the box by."""
+        return QRectF(self.rect.left(), self.rect.top(), self.rect.width(), BOX_HEADER)
+
+    def toggle_rect(self) -> QRectF:
+        """The collapse toggle's square at the left of the header."""
+        return QRectF(self.rect.left() + 4, self.rect.top() + 3, BOX_HEADER - 6, BOX_HEADER - 6)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect.adjusted(-2, -2, 2, 2)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        fill, outline = BOX_COLOURS[self.kind]
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        pen = QPen(QColor(BOX_COLOURS["marked"] if self.marked else outline), 2.5 if self.marked else 1.0)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(QColor(fill).darker(112) if self.collapsed else QColor(fill))
+        if lod < 0.1:
+            painter.drawRect(self.rect)
+            return
+        painter.drawRoundedRect(self.rect, 8, 8)
+        if lod < 0.4:
+            return
+        toggle = self.toggle_rect()
+        painter.setBrush(QColor("#ffffff"))
+        painter.drawRect(toggle)
+        middle = toggle.center()
+        painter.drawLine(QPointF(toggle.left() + 2, middle.y()), QPointF(toggle.right() - 2, middle.y()))
+        if self.collapsed:
+            painter.drawLine(QPointF(middle.x(), toggle.top() + 2), QPointF(middle.x(), toggle.bottom() - 2))
+        painter.setFont(self.font)
+        painter.setPen(QColor("#334155"))
+        text = QRectF(toggle.right() + 5, self.rect.top(), self.rect.width() - BOX_HEADER - 8, BOX_HEADER)
+        painter.drawText(text, Qt.AlignLeft | Qt.AlignVCenter, self.title())
