@@ -9,6 +9,7 @@ members. Boxes only grow when they get members, so nothing moves as the graph gr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -22,6 +23,13 @@ from widgets.graph_items import BOX_HEADER, OriginBox
 BOX_PAD = 8.0
 NEST_STEP_X = 10.0
 NEST_STEP_TOP = BOX_HEADER + 6.0
+
+
+def same_file(origin_file: str | None, path: str | None) -> bool:
+    """Whether an origin's file (as the engine names it) is ``path``: the same absolute path, or the same name."""
+    if not origin_file or not path:
+        return False
+    return os.path.abspath(origin_file) == os.path.abspath(path) or os.path.basename(origin_file) == os.path.basename(path)
 
 
 def origin_keys(origin: Mapping[str, Any] | None) -> list[tuple]:
@@ -130,7 +138,7 @@ class OriginGroups:
     def line_nodes(self, line: int, file: str | None = None) -> set[int]:
         """The nodes that executions of ``line`` (in ``file``, or any file when None) made."""
         return {member for key, box in self._boxes.items()
-                if key[0] == "line" and key[2] == line and (file is None or key[1] == file)
+                if key[0] == "line" and key[2] == line and (file is None or same_file(key[1], file))
                 for member in box.members}
 
     def mark_line(self, line: int | None, file: str | None = None) -> None:
@@ -139,7 +147,7 @@ class OriginGroups:
             box.marked = False
             box.update()
         self._marked = [box for key, box in self._boxes.items() if line and key[0] == "line" and key[2] == line
-                        and (file is None or key[1] == file)]
+                        and (file is None or same_file(key[1], file))]
         for box in self._marked:
             box.marked = True
             box.update()

@@ -197,6 +197,7 @@ class GraphView(QWidget):
         self._fades: list[QVariantAnimation] = []
         self._sized = False
         self._fresh = True
+        self._user_view = False  # the learner zoomed or panned since the view last framed itself
         self._reset()
         self._update_empty()
 
@@ -309,6 +310,7 @@ class GraphView(QWidget):
         previous, self._selected = self._selected, node_id
         self._restyle({i for i in (previous, node_id) if i in self._drawn})
         self._details.setPlainText(self._describe(node_id))
+        self._fit_details()
         self.node_selected.emit(node_id)
         origin = self._drawn[node_id].node.get("origin") or {}
         if origin.get("line"):
@@ -352,6 +354,7 @@ class GraphView(QWidget):
         """Zoom by ``factor`` around the centre of the view, within the allowed range."""
         factor = min(max(factor, MIN_SCALE / self._scale()), MAX_SCALE / self._scale())
         self._view.scale(factor, factor)
+        self._user_view = True
         self._update_detail()
 
     def export_png(self, path: str | os.PathLike, scale: float = 2.0) -> bool:
@@ -407,6 +410,7 @@ class GraphView(QWidget):
         elif kind == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton and self._press is not None:
             moved = (event.position() - self._press).manhattanLength()
             self._press = None
+            self._user_view = self._user_view or moved >= QApplication.startDragDistance()
             if moved < QApplication.startDragDistance():
                 self._click(event.position().toPoint())
         return False
@@ -419,8 +423,19 @@ class GraphView(QWidget):
             self._sized = True
             self._splitter.setOrientation(orientation)
             length = self.width() if side else self.height()
-            # saved tensors need room: the details get two fifths, the graph the rest
-            self._splitter.setSizes([int(length * 0.6), int(length * 0.4)])
+            share = 0.38 if side else 0.22  # below the graph the details start small and grow for a node
+            self._splitter.setSizes([int(length * (1 - share)), int(length * share)])
+
+    def _fit_details(self) -> None:
+        """Grow the details pane below the graph to show all of a node's text, up to 45% of the panel."""
+        if self._splitter.orientation() != Qt.Vertical:
+            return
+        graph, details = self._splitter.sizes()
+        rows = self._details.document().blockCount() + 1
+        needed = rows * self._details.fontMetrics().lineSpacing() + 2 * self._details.frameWidth() + 8
+        wanted = min(needed, int((graph + details) * 0.45))
+        if details < wanted:
+            self._splitter.setSizes([graph + details - wanted, wanted])
 
     def _click(self, position: Any) -> None:
         """A click on a node selects it; on a box's toggle collapses or expands it; on its header selects its line."""
@@ -867,11 +882,14 @@ class GraphView(QWidget):
         focus = new | self._rect_of(inputs) if inputs else new
         scale = self._scale()
         margin = FRAME_MARGIN / scale
-        if keep and scale >= MIN_READABLE_SCALE and self._visible_rect().adjusted(
-                margin, margin, -margin, -margin).contains(focus):
-            return
+        shown = self._visible_rect().adjusted(margin, margin, -margin, -margin)
         content = self._content_rect()
-        if self._fit_scale(content) >= MIN_READABLE_SCALE:
+        fits = self._fit_scale(content) >= MIN_READABLE_SCALE
+        if keep and scale >= MIN_READABLE_SCALE and shown.contains(focus) and (
+                self._user_view or not fits or shown.contains(content)):
+            return
+        self._user_view = False
+        if fits:
             self._zoom_on(content, min(self._fit_scale(content), MAX_FRAME_SCALE))
             return
         if not keep or scale < MIN_READABLE_SCALE:
