@@ -10,7 +10,7 @@ members. Boxes only grow when they get members, so nothing moves as the graph gr
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from PySide6.QtCore import QRectF
@@ -72,9 +72,14 @@ class OriginGroups:
         self._united: dict[tuple, QRectF] = {}  # members' union, before padding
         self._depth: dict[tuple, int] = {}  # levels of boxes nested inside a box
         self._marked: list[OriginBox] = []
+        self._modules: dict[tuple, None] = {}  # the module keys, in order
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[OriginBox]:
         return iter(self._boxes.values())
+
+    def module_boxes(self) -> list[OriginBox]:
+        """The boxes of modules (few, and the only ones reaching far beyond their members)."""
+        return [self._boxes[key] for key in self._modules]
 
     def add(self, node_id: int, origin: Mapping[str, Any] | None) -> None:
         """Put a drawn node in the boxes its origin names, growing them around it."""
@@ -92,6 +97,8 @@ class OriginGroups:
                 self._scene.addItem(box)
                 self._united[key] = QRectF(rect)
                 self._depth[key] = 0
+                if key[0] == "module":
+                    self._modules[key] = None
             else:
                 self._united[key] |= rect
             box.members.add(node_id)
@@ -112,6 +119,7 @@ class OriginGroups:
             if not box.members:
                 self._scene.removeItem(box)
                 del self._boxes[key], self._united[key], self._depth[key]
+                self._modules.pop(key, None)
                 self._marked = [b for b in self._marked if b is not box]
                 continue
             united = QRectF()
@@ -127,7 +135,7 @@ class OriginGroups:
     def collapsed_box(self, node_id: int) -> OriginBox | None:
         """The outermost collapsed box hiding the node, or None when it is shown."""
         boxes = [box for box in self._of.get(node_id, ()) if box.collapsed]
-        return max(boxes, key=lambda box: box.rect.width() * box.rect.height(), default=None)
+        return max(boxes, key=lambda box: box.rect().width() * box.rect().height(), default=None)
 
     def set_collapsed(self, box: OriginBox, collapsed: bool) -> set[int]:
         """Collapse or expand a box; returns its members, whose drawing the caller updates."""
@@ -155,4 +163,4 @@ class OriginGroups:
     def _frame(self, box: OriginBox) -> None:
         level = self._depth[box.key]
         dx = BOX_PAD + NEST_STEP_X * level
-        box.set_rect(self._united[box.key].adjusted(-dx, -(BOX_PAD + BOX_HEADER + NEST_STEP_TOP * level), dx, dx))
+        box.setRect(self._united[box.key].adjusted(-dx, -(BOX_PAD + BOX_HEADER + NEST_STEP_TOP * level), dx, dx))

@@ -8,7 +8,6 @@ from typing import Any
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
-    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
@@ -112,11 +111,13 @@ BOX_COLOURS = {"line": ("#f3f6fb", "#9aa9c2"), "module": ("#f1f8ee", "#8fb58a"),
 BOX_HEADER = 16.0
 
 
-class OriginBox(QGraphicsItem):
+class OriginBox(QGraphicsRectItem):
     """A light rounded box around the nodes one execution of a line (or one module) made.
 
     Its header strip holds a collapse toggle and the label; collapsed, it is filled and says
     how many nodes it hides. Text is painted only when zoomed in far enough to read it.
+    Only ``paint`` is Python: the scene index asks every box for its bounds at each query,
+    and a Python ``boundingRect`` made that the slowest part of a repaint.
     """
 
     def __init__(self, key: tuple, kind: str, label: str, font: QFont) -> None:
@@ -125,14 +126,8 @@ class OriginBox(QGraphicsItem):
         self.members: set[int] = set()
         self.collapsed = False
         self.marked = False
-        self.rect = QRectF()
+        self.setPen(make_pen(BOX_COLOURS[kind][1], 2.5, cosmetic=True))  # bounds with room for the marked outline
         self.setZValue(-1.0 if kind == "line" else -2.0 + 0.01 * len(key))
-
-    def set_rect(self, rect: QRectF) -> None:
-        """Frame ``rect`` (the members' union, padding and header included)."""
-        if rect != self.rect:
-            self.prepareGeometryChange()
-            self.rect = QRectF(rect)
 
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""
@@ -140,26 +135,25 @@ class OriginBox(QGraphicsItem):
 
     def header(self) -> QRectF:
         """The strip along the top that a click selects the box by."""
-        return QRectF(self.rect.left(), self.rect.top(), self.rect.width(), BOX_HEADER)
+        rect = self.rect()
+        return QRectF(rect.left(), rect.top(), rect.width(), BOX_HEADER)
 
     def toggle_rect(self) -> QRectF:
         """The collapse toggle's square at the left of the header."""
-        return QRectF(self.rect.left() + 4, self.rect.top() + 3, BOX_HEADER - 6, BOX_HEADER - 6)
-
-    def boundingRect(self) -> QRectF:
-        return self.rect.adjusted(-2, -2, 2, 2)
+        rect = self.rect()
+        return QRectF(rect.left() + 4, rect.top() + 3, BOX_HEADER - 6, BOX_HEADER - 6)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        rect = self.rect()
         fill, outline = BOX_COLOURS[self.kind]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        pen = QPen(QColor(BOX_COLOURS["marked"] if self.marked else outline), 2.5 if self.marked else 1.0)
-        pen.setCosmetic(True)
-        painter.setPen(pen)
+        painter.setPen(make_pen(BOX_COLOURS["marked"] if self.marked else outline, 2.5 if self.marked else 1.0,
+                                cosmetic=True))
         painter.setBrush(QColor(fill).darker(112) if self.collapsed else QColor(fill))
         if lod < 0.1:
-            painter.drawRect(self.rect)
+            painter.drawRect(rect)
             return
-        painter.drawRoundedRect(self.rect, 8, 8)
+        painter.drawRoundedRect(rect, 8, 8)
         if lod < 0.4:
             return
         toggle = self.toggle_rect()
@@ -171,5 +165,5 @@ class OriginBox(QGraphicsItem):
             painter.drawLine(QPointF(middle.x(), toggle.top() + 2), QPointF(middle.x(), toggle.bottom() - 2))
         painter.setFont(self.font)
         painter.setPen(QColor("#334155"))
-        text = QRectF(toggle.right() + 5, self.rect.top(), self.rect.width() - BOX_HEADER - 8, BOX_HEADER)
+        text = QRectF(toggle.right() + 5, rect.top(), rect.width() - BOX_HEADER - 8, BOX_HEADER)
         painter.drawText(text, Qt.AlignLeft | Qt.AlignVCenter, self.title())

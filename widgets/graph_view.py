@@ -695,7 +695,7 @@ class GraphView(QWidget):
             if hidden_source is not None and hidden_source is hidden_target:
                 return None
             if hidden_source is not None:
-                rect = hidden_source.rect
+                rect = hidden_source.rect()
                 start = QPointF(min(max(start.x(), rect.left() + 8), rect.right() - 8), rect.top())
         if self._layout.uses_lane(source, target):
             junction = QPointF(self._lane_x(target), start.y() - (RANK_PITCH - NODE_HEIGHT) / 2)
@@ -706,7 +706,7 @@ class GraphView(QWidget):
         drawn = self._drawn[target]
         end = drawn.box.pos() + QPointF(0, drawn.height / 2)
         if hidden_target is not None:
-            rect = hidden_target.rect
+            rect = hidden_target.rect()
             end = QPointF(min(max(end.x(), rect.left() + 8), rect.right() - 8), rect.bottom())
         path.moveTo(start)
         path.lineTo(end)
@@ -1001,9 +1001,8 @@ class GraphView(QWidget):
                                                                       if i in self._drawn)
         for lane in self._lanes.values():
             rect |= lane.sceneBoundingRect()
-        for box in self._groups:
-            if box.kind == "module":
-                rect |= box.rect
+        for box in self._groups.module_boxes():
+            rect |= box.rect()
         return rect
 
     def _node_at(self, position: Any) -> int | None:
