@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from widgets.graph_items import BOX_HEADER, OriginBox
 
@@ -63,10 +63,13 @@ class OriginGroups:
         The labels' font.
     rect_of : callable
         A drawn node's scene rectangle, by id.
+    caption_parent : QGraphicsItem
+        The item the labels go under (the graph's text layer).
     """
 
-    def __init__(self, scene: QGraphicsScene, font: QFont, rect_of: Callable[[int], QRectF]) -> None:
-        self._scene, self._font, self._rect_of = scene, font, rect_of
+    def __init__(self, scene: QGraphicsScene, font: QFont, rect_of: Callable[[int], QRectF],
+                 caption_parent: QGraphicsItem) -> None:
+        self._scene, self._font, self._rect_of, self._caption_parent = scene, font, rect_of, caption_parent
         self._boxes: dict[tuple, OriginBox] = {}
         self._of: dict[int, list[OriginBox]] = {}
         self._united: dict[tuple, QRectF] = {}  # members' union, before padding
@@ -92,7 +95,7 @@ class OriginGroups:
         for key in keys:
             box = self._boxes.get(key)
             if box is None:
-                box = self._boxes[key] = OriginBox(key, key[0], box_label(key), self._font)
+                box = self._boxes[key] = OriginBox(key, key[0], box_label(key), self._font, self._caption_parent)
                 box.setData(1, key)
                 self._scene.addItem(box)
                 self._united[key] = QRectF(rect)
@@ -118,6 +121,7 @@ class OriginGroups:
         for key, box in touched.items():
             if not box.members:
                 self._scene.removeItem(box)
+                self._scene.removeItem(box.caption)
                 del self._boxes[key], self._united[key], self._depth[key]
                 self._modules.pop(key, None)
                 self._marked = [b for b in self._marked if b is not box]
@@ -140,6 +144,7 @@ class OriginGroups:
     def set_collapsed(self, box: OriginBox, collapsed: bool) -> set[int]:
         """Collapse or expand a box; returns its members, whose drawing the caller updates."""
         box.collapsed = collapsed
+        box.place_caption()
         box.update()
         return set(box.members)
 
@@ -164,3 +169,4 @@ class OriginGroups:
         level = self._depth[box.key]
         dx = BOX_PAD + NEST_STEP_X * level
         box.setRect(self._united[box.key].adjusted(-dx, -(BOX_PAD + BOX_HEADER + NEST_STEP_TOP * level), dx, dx))
+        box.place_caption()

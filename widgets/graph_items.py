@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
+    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
@@ -115,19 +116,35 @@ class OriginBox(QGraphicsRectItem):
     """A light rounded box around the nodes one execution of a line (or one module) made.
 
     Its header strip holds a collapse toggle and the label; collapsed, it is filled and says
-    how many nodes it hides. Text is painted only when zoomed in far enough to read it.
+    how many nodes it hides. The label is a caption item under ``caption_parent`` (the
+    graph's text layer, above the edges and hidden with the rest of the text when zoomed out).
     Only ``paint`` is Python: the scene index asks every box for its bounds at each query,
     and a Python ``boundingRect`` made that the slowest part of a repaint.
     """
 
-    def __init__(self, key: tuple, kind: str, label: str, font: QFont) -> None:
+    def __init__(self, key: tuple, kind: str, label: str, font: QFont, caption_parent: QGraphicsItem) -> None:
         super().__init__()
-        self.key, self.kind, self.label, self.font = key, kind, label, font
+        self.key, self.kind, self.label = key, kind, label
         self.members: set[int] = set()
         self.collapsed = False
         self.marked = False
         self.setPen(make_pen(BOX_COLOURS[kind][1], 2.5, cosmetic=True))  # bounds with room for the marked outline
         self.setZValue(-1.0 if kind == "line" else -2.0 + 0.01 * len(key))
+        self.caption = QGraphicsRectItem(caption_parent)
+        self.caption.setPen(Qt.NoPen)
+        self.caption.setBrush(QColor(255, 255, 255, 200))  # readable where edges cross it
+        self._caption_text = QGraphicsSimpleTextItem(label, self.caption)
+        self._caption_text.setFont(font)
+        self._caption_text.setBrush(QColor("#334155"))
+
+    def place_caption(self) -> None:
+        """Put the label (with the hidden count when collapsed) in the header, after the toggle."""
+        self._caption_text.setText(self.title())
+        text = self._caption_text.boundingRect()
+        rect = self.rect()
+        left, top = rect.left() + BOX_HEADER + 2, rect.top() + (BOX_HEADER - text.height()) / 2
+        self.caption.setRect(left, top, min(text.width() + 4, max(rect.width() - BOX_HEADER - 4, 0)), text.height())
+        self._caption_text.setPos(left + 2, top)
 
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""
@@ -163,7 +180,3 @@ class OriginBox(QGraphicsRectItem):
         painter.drawLine(QPointF(toggle.left() + 2, middle.y()), QPointF(toggle.right() - 2, middle.y()))
         if self.collapsed:
             painter.drawLine(QPointF(middle.x(), toggle.top() + 2), QPointF(middle.x(), toggle.bottom() - 2))
-        painter.setFont(self.font)
-        painter.setPen(QColor("#334155"))
-        text = QRectF(toggle.right() + 5, rect.top(), rect.width() - BOX_HEADER - 8, BOX_HEADER)
-        painter.drawText(text, Qt.AlignLeft | Qt.AlignVCenter, self.title())

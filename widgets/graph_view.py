@@ -396,8 +396,10 @@ class GraphView(QWidget):
         if watched is not self._view.viewport():
             return super().eventFilter(watched, event)
         kind = event.type()
-        if kind == QEvent.Resize:
+        if kind == QEvent.Resize:  # the dock or the details pane resized: keep the new nodes in view
             self._place_empty()
+            if self._follow.isChecked():
+                self._frame(self._new or self._outputs(), keep=True)
         if kind == QEvent.Wheel:
             self.zoom(2.0 ** (event.angleDelta().y() / 480.0))
             return True
@@ -494,12 +496,13 @@ class GraphView(QWidget):
         self._selected: int | None = None
         self._origin_marked: set[int] = set()
         self._extent = QRectF()  # every node box's union, kept as nodes come so framing need not scan them
-        self._groups = OriginGroups(self._scene, self._box_font, lambda i: self._drawn[i].box.sceneBoundingRect())
         self._collapsed = 0  # collapsed boxes: while none, edges skip the look-up of hidden ends
         self._text_layer = QGraphicsRectItem()
         self._text_layer.setFlag(QGraphicsItem.ItemHasNoContents)
         self._text_layer.setZValue(3)
         self._scene.addItem(self._text_layer)
+        self._groups = OriginGroups(self._scene, self._box_font, lambda i: self._drawn[i].box.sceneBoundingRect(),
+                                    self._text_layer)
         self._overlay = QGraphicsPathItem()
         self._overlay.setPen(make_pen(PALETTE["highlight"], 2.5, cosmetic=True))
         self._overlay.setZValue(1)
