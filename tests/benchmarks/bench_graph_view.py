@@ -75,7 +75,7 @@ def whole(steps: int, variant: str) -> float:
     built = time.perf_counter() - start
     view.grab()
     drawn = time.perf_counter() - start
-    view.fit_to_view()
+    view.show_overview()
     start = time.perf_counter()
     view.grab()
     fit_paint = time.perf_counter() - start
