@@ -58,10 +58,12 @@ class DrawnNode:
     tag: QGraphicsPathItem | None = None
 
 
-class EdgeChunk(QGraphicsPathItem):
+class EdgeChunk(QGraphicsRectItem):
     """Edges added together: one path for their lines and arrowheads, plus their shape labels.
 
-    Labels are painted only when the view is zoomed in far enough to read them.
+    Labels are painted only when the view is zoomed in far enough to read them. The item's
+    rectangle is the bounds of lines and labels, so that the scene index reads them in C++:
+    it asks every chunk near a query for them, and a Python ``boundingRect`` made that slow.
     """
 
     def __init__(self, edges: list[tuple[int, int]], pen: QPen) -> None:
@@ -70,14 +72,17 @@ class EdgeChunk(QGraphicsPathItem):
         self.labels: list[tuple[QPointF, str]] = []
         self.font = QFont()
         self._widths: dict[str, float] = {}
-        self._bounds = QRectF()
-        self.setPen(pen)
+        self._path = QPainterPath()
+        self._line_pen = pen
+        self.setPen(Qt.NoPen)
+
+    def path(self) -> QPainterPath:
+        """The lines and arrowheads drawn."""
+        return self._path
 
     def set_geometry(self, path: QPainterPath, labels: list[tuple[QPointF, str]], font: QFont) -> None:
         """Replace the drawn path and the ``(position, text)`` labels."""
-        self.prepareGeometryChange()
-        self.labels, self.font = labels, font
-        self.setPath(path)
+        self.labels, self.font, self._path = labels, font, path
         bounds = path.boundingRect()
         metrics = QFontMetricsF(font)
         self._widths = {text: metrics.horizontalAdvance(text) for text in {text for _, text in labels}}
@@ -87,13 +92,12 @@ class EdgeChunk(QGraphicsPathItem):
             ys = [point.y() for point, _ in labels]
             bounds = bounds.united(QRectF(min(xs), min(ys) - metrics.ascent(),
                                           max(xs) - min(xs) + widest, max(ys) - min(ys) + metrics.height()))
-        self._bounds = bounds.adjusted(-4, -4, 4, 4)
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
+        self.setRect(bounds.adjusted(-4, -4, 4, 4))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        super().paint(painter, option, widget)
+        painter.setPen(self._line_pen)
+        painter.setBrush(Qt.NoBrush)
+        painter.drawPath(self._path)
         if not self.labels or option.levelOfDetailFromTransform(painter.worldTransform()) < EDGE_LABEL_MIN_SCALE:
             return
         painter.setFont(self.font)
