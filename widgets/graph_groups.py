@@ -76,6 +76,7 @@ class OriginGroups:
         self._depth: dict[tuple, int] = {}  # levels of boxes nested inside a box
         self._marked: list[OriginBox] = []
         self._modules: dict[tuple, None] = {}  # the module keys, in order
+        self._dirty: dict[tuple, OriginBox] = {}  # grown since the last refresh
 
     def __iter__(self) -> Iterator[OriginBox]:
         return iter(self._boxes.values())
@@ -85,7 +86,7 @@ class OriginGroups:
         return [self._boxes[key] for key in self._modules]
 
     def add(self, node_id: int, origin: Mapping[str, Any] | None) -> None:
-        """Put a drawn node in the boxes its origin names, growing them around it."""
+        """Put a drawn node in the boxes its origin names; :meth:`refresh` then grows them around it."""
         keys = origin_keys(origin)
         if not keys:
             return
@@ -107,9 +108,16 @@ class OriginGroups:
             box.members.add(node_id)
             if key[0] == "module":
                 self._depth[key] = max(self._depth[key], deepest - (len(key) - 1) + 1)
-            self._frame(box)
+            self._dirty[key] = box
             boxes.append(box)
         self._of[node_id] = boxes
+
+    def refresh(self) -> None:
+        """Frame the boxes that got members since the last call (once each, however many they got)."""
+        for box in self._dirty.values():
+            if box.key in self._boxes:
+                self._frame(box)
+        self._dirty.clear()
 
     def remove(self, ids: Iterable[int]) -> None:
         """Take nodes out of their boxes (call before their items go); empty boxes go too."""

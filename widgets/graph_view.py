@@ -517,6 +517,7 @@ class GraphView(QWidget):
         for node_id in placed:
             self._draw_node(by_id[node_id])
             self._groups.add(node_id, by_id[node_id].get("origin"))
+        self._groups.refresh()
         if self._collapsed:
             self._show_collapsed([i for i in placed if self._groups.collapsed_box(i) is not None])
         fresh = []
