@@ -1,4 +1,4 @@
-"""In the window, the graph and the code point at each other: hover a line to see its nodes, click a node to see its line.
+"""In the window the graph and the code point at each other: hover a line for its nodes, click a node for its line.
 
 The origins here are injected into the graph view by hand (the engine's own come with a
 later change); the links do not care where they came from.

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit  # noqa: E402
 from test_graph_layout import rnn_graph  # noqa: E402
 
 from widgets.code_view import CodeView  # noqa: E402
-from widgets.graph_items import OriginBox  # noqa: E402
+from widgets.graph_items import EdgeChunk, OriginBox  # noqa: E402
 from widgets.graph_view import PALETTE, GraphView  # noqa: E402
 
 EMPTY = {"nodes": [], "edges": [], "roots": {}}
@@ -97,6 +97,29 @@ def test_collapsing_a_box_hides_its_members_and_counts_them(view, qtbot):
     assert all(items[i].isVisible() for i in set(items) - members)
     click_at(qtbot, view, box.toggle_rect().center())
     assert not box.collapsed and all(items[i].isVisible() for i in members)
+
+
+def edge_points(view: GraphView) -> list:
+    """Every point the drawn edges pass through or end at."""
+    paths = [item.path() for item in canvas(view).scene().items() if isinstance(item, EdgeChunk)]
+    return [path.elementAt(i) for path in paths for i in range(path.elementCount())]
+
+
+def test_edges_of_collapsed_members_end_at_the_box(view):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    members = step(diffs, 2)
+    rects = [node_items(view)[i].sceneBoundingRect() for i in members]
+
+    def ends_inside_members() -> bool:
+        return any(rect.contains(point.x, point.y) for point in edge_points(view) for rect in rects)
+
+    assert ends_inside_members()
+    view.set_box_collapsed(f"line {STEP_LINE} · pass 2", True)
+    box = origin_boxes(view)[f"line {STEP_LINE} · pass 2"]
+    assert not ends_inside_members()
+    assert any(abs(point.y - box.rect().bottom()) < 1e-6 or abs(point.y - box.rect().top()) < 1e-6
+               for point in edge_points(view))
 
 
 def test_a_step_into_a_collapsed_module_joins_it_hidden(view):

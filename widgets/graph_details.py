@@ -1,4 +1,4 @@
-"""The text of a graph node's details: the code that made it, its leaf tensor and ``.grad``, its saved tensors and next functions."""
+"""A graph node's details as text: the code that made it, its leaf tensor and ``.grad``, saved tensors, next nodes."""
 
 from __future__ import annotations
 

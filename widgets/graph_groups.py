@@ -29,7 +29,8 @@ def same_file(origin_file: str | None, path: str | None) -> bool:
     """Whether an origin's file (as the engine names it) is ``path``: the same absolute path, or the same name."""
     if not origin_file or not path:
         return False
-    return os.path.abspath(origin_file) == os.path.abspath(path) or os.path.basename(origin_file) == os.path.basename(path)
+    same_path = os.path.abspath(origin_file) == os.path.abspath(path)
+    return same_path or os.path.basename(origin_file) == os.path.basename(path)
 
 
 def origin_keys(origin: Mapping[str, Any] | None) -> list[tuple]:

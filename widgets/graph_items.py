@@ -1,4 +1,4 @@
-"""The pieces the autograd graph is drawn with: the palette, pens, a drawn node's items, the edge chunks and origin boxes."""
+"""What the autograd graph is drawn with: the palette, pens, a drawn node's items, edge chunks and origin boxes."""
 
 from __future__ import annotations
 

@@ -998,7 +998,7 @@ class GraphView(QWidget):
             self._text_layer.setVisible(visible)
 
     def _content_rect(self) -> QRectF:
-        """The scene rectangle holding every node, tag, lane and box (module boxes looked at, line boxes allowed for)."""
+        """The scene rectangle holding every node, tag, lane and box (line boxes allowed for, module boxes measured)."""
         if not self._drawn:
             return QRectF()
         rect = self._extent.adjusted(-10, -26, 10, 10) | self._rect_of(i for i in set(self._roots.values())

@@ -22,8 +22,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from PySide6.QtWidgets import QApplication, QGraphicsView  # noqa: E402
 from origin_graphs import rnn_with_origins  # noqa: E402
+from PySide6.QtWidgets import QApplication, QGraphicsView  # noqa: E402
 from test_graph_layout import rnn_graph  # noqa: E402
 
 from app.graph_layout import LayeredLayout  # noqa: E402
