@@ -40,9 +40,8 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen, QTransform
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QVariantAnimation, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -64,6 +63,8 @@ from PySide6.QtWidgets import (
 
 from app.graph_layout import LayeredLayout
 from widgets.graph_details import node_details, shape_text
+from widgets.graph_export import write_png, write_svg
+from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, visible_rect, zoom_on
 from widgets.graph_groups import OriginGroups
 from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, OriginBox, make_pen
 
@@ -85,18 +86,14 @@ MIN_TEXT_PIXELS = 9
 #: The least zoom framing uses, and the one it prefers when the graph does not fit.
 MIN_READABLE_SCALE = MIN_TEXT_PIXELS / FONT_PIXELS
 READABLE_SCALE = 0.8
-#: Framing never zooms in beyond this; margin kept around what it frames, in pixels.
+#: Framing never zooms in beyond this.
 MAX_FRAME_SCALE = 1.5
-FRAME_MARGIN = 16
 #: Wider than this (and wider than tall), the details pane sits beside the graph.
 SIDE_DETAILS_WIDTH = 820
 EMPTY_TEXT = "No tensor requires grad yet: step over a line that creates one with requires_grad=True."
 #: Ranks of edges per path item when a whole graph is drawn at once.
 CHUNK_RANKS = 40
 FADE_MS = 400
-#: Exported images stay under this many pixels.
-MAX_EXPORT_PIXELS = 60_000_000
-MAX_EXPORT_SIDE = 16_000
 
 
 class GraphView(QWidget):
@@ -324,7 +321,7 @@ class GraphView(QWidget):
         """Zoom and scroll so the whole graph is visible, however small (never beyond 1.5×)."""
         if self._drawn:
             rect = self._content_rect()
-            self._zoom_on(rect, min(self._fit_scale(rect), MAX_FRAME_SCALE))
+            self._zoom_on(rect, min(fit_scale(self._view, rect), MAX_FRAME_SCALE))
 
     def highlight_origin_line(self, line: int, file: str | None = None) -> None:
         """Outline the nodes (and boxes) that executions of ``line`` made; 0 or None clears.
@@ -367,28 +364,12 @@ class GraphView(QWidget):
             Pixels per scene unit; lowered so big graphs stay under ``MAX_EXPORT_PIXELS``.
         """
         rect = self._content_rect().adjusted(-20, -20, 20, 20)
-        if rect.isEmpty():
-            return False
-        area = rect.width() * rect.height()
-        scale = min(scale, math.sqrt(MAX_EXPORT_PIXELS / area), MAX_EXPORT_SIDE / max(rect.width(), rect.height()))
-        image = QImage(max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale)), QImage.Format_ARGB32)
-        image.fill(Qt.white)
-        self._render(image, rect, scale)
-        return image.save(os.fspath(path), "PNG")
+        return write_png(self._scene, self._text_layer, rect, path, scale, TEXT_MIN_SCALE)
 
     def export_svg(self, path: str | os.PathLike) -> bool:
         """Save the whole graph as an SVG drawing; returns whether the file was written."""
-        rect = self._content_rect().adjusted(-20, -20, 20, 20)
-        if rect.isEmpty():
-            return False
-        generator = QSvgGenerator()
-        generator.setFileName(os.fspath(path))
-        generator.setSize(QSize(math.ceil(rect.width()), math.ceil(rect.height())))
-        generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-        generator.setTitle("GradStep autograd graph")
-        if not self._render(generator, rect, 1.0):
-            return False
-        return os.path.getsize(path) > 0
+        return write_svg(self._scene, self._text_layer, self._content_rect().adjusted(-20, -20, 20, 20), path,
+                         TEXT_MIN_SCALE)
 
     # -- Qt overrides -----------------------------------------------------------------------
 
@@ -886,50 +867,28 @@ class GraphView(QWidget):
         focus = new | self._rect_of(inputs) if inputs else new
         scale = self._scale()
         margin = FRAME_MARGIN / scale
-        shown = self._visible_rect().adjusted(margin, margin, -margin, -margin)
+        shown = visible_rect(self._view).adjusted(margin, margin, -margin, -margin)
         content = self._content_rect()
-        fits = self._fit_scale(content) >= MIN_READABLE_SCALE
+        fits = fit_scale(self._view, content) >= MIN_READABLE_SCALE
         if keep and scale >= MIN_READABLE_SCALE and shown.contains(focus) and (
                 self._user_view or not fits or shown.contains(content)):
             return
         self._user_view = False
         if fits:
-            self._zoom_on(content, min(self._fit_scale(content), MAX_FRAME_SCALE))
+            self._zoom_on(content, min(fit_scale(self._view, content), MAX_FRAME_SCALE))
             return
         if not keep or scale < MIN_READABLE_SCALE:
             scale = READABLE_SCALE
-        scale = min(scale, max(self._fit_scale(focus), MIN_READABLE_SCALE))
-        if self._fit_scale(focus) < scale:
+        scale = min(scale, max(fit_scale(self._view, focus), MIN_READABLE_SCALE))
+        if fit_scale(self._view, focus) < scale:
             focus = new  # too much to show at a readable zoom: the new nodes come first
         self._view.setTransform(QTransform.fromScale(scale, scale))
         self._update_detail()
-        self._scroll_to_show(focus)
-
-    def _scroll_to_show(self, rect: QRectF) -> None:
-        """Scroll the least that shows ``rect``; one too big for the view shows its bottom, where outputs are."""
-        visible = self._visible_rect()
-        margin = FRAME_MARGIN / self._scale()
-        centre = visible.center()
-        if rect.width() + 2 * margin > visible.width():
-            dx = rect.center().x() - centre.x()
-        else:
-            dx = min(rect.left() - margin - visible.left(), 0) or max(rect.right() + margin - visible.right(), 0)
-        if rect.height() + 2 * margin > visible.height():
-            dy = rect.bottom() + margin - visible.bottom()
-        else:
-            dy = min(rect.top() - margin - visible.top(), 0) or max(rect.bottom() + margin - visible.bottom(), 0)
-        self._view.centerOn(centre + QPointF(dx, dy))
+        scroll_to_show(self._view, focus)
 
     def _zoom_on(self, rect: QRectF, scale: float) -> None:
-        self._view.setTransform(QTransform.fromScale(scale, scale))
-        self._view.centerOn(rect.center())
+        zoom_on(self._view, rect, scale)
         self._update_detail()
-
-    def _fit_scale(self, rect: QRectF) -> float:
-        """The zoom at which ``rect`` just fits in the view, margins kept."""
-        port = self._view.viewport().rect()
-        return min((port.width() - 2 * FRAME_MARGIN) / max(rect.width(), 1.0),
-                   (port.height() - 2 * FRAME_MARGIN) / max(rect.height(), 1.0))
 
     def _rect_of(self, ids: Iterable[int]) -> QRectF:
         """The scene rectangle of these nodes' boxes and variable tags."""
@@ -948,11 +907,8 @@ class GraphView(QWidget):
         deepest = max(self._layout.position(i)[1] for i in self._drawn)
         return [i for i in self._drawn if self._layout.position(i)[1] == deepest]
 
-    def _visible_rect(self) -> QRectF:
-        return self._view.mapToScene(self._view.viewport().rect()).boundingRect()
-
     def _shows_a_node(self) -> bool:
-        return any(item.data(0) in self._drawn for item in self._scene.items(self._visible_rect()))
+        return any(item.data(0) in self._drawn for item in self._scene.items(visible_rect(self._view)))
 
     def _update_empty(self) -> None:
         """The empty-state message, shown while there is no node."""
@@ -1015,18 +971,3 @@ class GraphView(QWidget):
             if node_id is not None and node_id in self._drawn and self._drawn[node_id].box.isVisible():
                 return int(node_id)
         return None
-
-    def _render(self, device: Any, rect: QRectF, scale: float) -> bool:
-        """Paint ``rect`` of the scene onto an image or SVG generator, text shown if readable."""
-        shown = self._text_layer.isVisible()
-        self._set_text_visible(scale >= TEXT_MIN_SCALE)
-        painter = QPainter()
-        if not painter.begin(device):
-            self._set_text_visible(shown)
-            return False
-        painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        painter.fillRect(QRectF(0, 0, rect.width() * scale, rect.height() * scale), Qt.white)
-        self._scene.render(painter, QRectF(0, 0, rect.width() * scale, rect.height() * scale), rect)
-        painter.end()
-        self._set_text_visible(shown)
-        return True
