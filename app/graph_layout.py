@@ -63,6 +63,7 @@ class LayeredLayout:
         self._leaves: set[int] = set()
         self._next: dict[int, list[int]] = {}
         self._users: defaultdict[int, set[int]] = defaultdict(set)
+        self._lane_depths: dict[int, int | None] = {}  # leaf -> lane_depth, once asked
 
     def __len__(self) -> int:
         return len(self._rank)
@@ -93,8 +94,10 @@ class LayeredLayout:
 
         The lane runs in the gutter right of the leaf's column, from the leaf down to this rank.
         """
-        ranks = [self._rank[user] for user in self._users.get(leaf_id, ()) if self._rank[user] > LEAF_RANK + 1]
-        return max(ranks, default=None)
+        if leaf_id not in self._lane_depths:  # kept up to date by add and remove: a weight has a user per step
+            ranks = [self._rank[user] for user in self._users.get(leaf_id, ()) if self._rank[user] > LEAF_RANK + 1]
+            self._lane_depths[leaf_id] = max(ranks, default=None)
+        return self._lane_depths[leaf_id]
 
     def users(self, node_id: int) -> set[int]:
         """The placed nodes that have ``node_id`` among their next functions."""
@@ -127,6 +130,10 @@ class LayeredLayout:
                 self._next[source].append(target)
                 self._users[target].add(source)
         order = self._rank_new(new)
+        for node_id in order:
+            for target in self._next[node_id]:
+                if target in self._lane_depths and self._rank[node_id] > LEAF_RANK + 1:
+                    self._lane_depths[target] = max(self._lane_depths[target] or 0, self._rank[node_id])
         ops = [n for n in order if n not in self._leaves]
         by_rank: defaultdict[int, list[int]] = defaultdict(list)
         for node_id in ops:
@@ -153,8 +160,10 @@ class LayeredLayout:
         for node_id in gone:
             del self._rows[self._rank.pop(node_id)][self._column.pop(node_id)]
             self._leaves.discard(node_id)
+            self._lane_depths.pop(node_id, None)
             for target in self._next.pop(node_id):
                 self._users[target].discard(node_id)
+                self._lane_depths.pop(target, None)
         for node_id in gone:
             for user in self._users.pop(node_id, ()):
                 if user in self._next:

@@ -21,6 +21,7 @@ Features
 - Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
   note saying why under the cursor; the cursor still moves (for run-to-cursor) and
   breakpoints can still be toggled.
+- Hovering a line emits :attr:`CodeView.line_hovered` (the graph outlines the nodes it made).
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ class CodeView(QPlainTextEdit):
     """The breakpoints changed (toggled, given a condition, moved or dropped by an edit); carries {line: condition}."""
     source_edited = Signal()
     """The learner changed the text (typing, pasting, undo); :meth:`set_source` does not emit it."""
+    line_hovered = Signal(int)
+    """The mouse moved onto a line of the text (1-based), or off every line (0)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -177,10 +180,12 @@ class CodeView(QPlainTextEdit):
         self._current: tuple[int, str] | None = None
         self._previous: int | None = None
         self._error: int | None = None
+        self._hovered_line = 0
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
 
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.viewport().setMouseTracking(True)
         self._gutter = _Gutter(self)
         self._lock_label = QLabel("Read-only while the lesson runs: stop it to edit", self)
         self._lock_label.setObjectName("code_lock_label")
@@ -291,6 +296,13 @@ class CodeView(QPlainTextEdit):
         cursor.setPosition(block.position() + len(block.text()) - len(block.text().lstrip()))
         self.setTextCursor(cursor)
         self._reveal(line)
+
+    def select_line(self, line: int) -> None:
+        """Select the code of ``line`` (as :meth:`go_to_line` places the cursor, then to the line's end)."""
+        self.go_to_line(line)
+        cursor = self.textCursor()
+        cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
+        self.setTextCursor(cursor)
 
     def set_current_line(self, line: int | None, event: str = "line") -> None:
         """Mark the line about to run (None clears it); ``event`` is the pause's: line, call, return or exception."""
@@ -415,6 +427,20 @@ class CodeView(QPlainTextEdit):
             super().keyPressEvent(event)
         elif not self._edit(event):
             super().keyPressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        super().mouseMoveEvent(event)
+        self._hover_line(self._line_at(event.position().y()) or 0)
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Leave:
+            self._hover_line(0)
+        return super().viewportEvent(event)
+
+    def _hover_line(self, line: int) -> None:
+        if line != self._hovered_line:
+            self._hovered_line = line
+            self.line_hovered.emit(line)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
         if event.modifiers() & Qt.ControlModifier:

@@ -1,4 +1,4 @@
-"""The text of a graph node's details: its leaf tensor and ``.grad``, what it saved for backward, its next functions."""
+"""A graph node's details as text: the code that made it, its leaf tensor and ``.grad``, saved tensors, next nodes."""
 
 from __future__ import annotations
 
@@ -47,6 +47,21 @@ def _saved_text(entry: Mapping[str, Any]) -> list[str]:
     return [f"  {name}: {value!r}"]
 
 
+def origin_text(origin: Mapping[str, Any] | None) -> str:
+    """Which code made a node: ``made by line 72, pass 2, in model.rnn``; empty when unknown."""
+    if not origin:
+        return ""
+    if origin.get("line") is None:
+        text = "made while continuing (several lines ran; which one is not known)"
+    else:
+        text = f"made by line {origin['line']}"
+        if origin.get("pass") is not None:
+            text += f", pass {origin['pass']}"
+    if origin.get("module"):
+        text += f", in {origin['module']}"
+    return text
+
+
 def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
                  next_nodes: Mapping[int, Mapping[str, Any]]) -> str:
     """The details pane text for a node: what it is, what it saved for backward, where its gradients go.
@@ -63,6 +78,8 @@ def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
     """
     kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
     lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
+    if origin_text(node.get("origin")):
+        lines.append(origin_text(node.get("origin")))
     if names:
         lines.append(f"grad_fn of: {', '.join(names)}")
     if node.get("shape") is not None:

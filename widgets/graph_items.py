@@ -1,4 +1,4 @@
-"""The pieces the autograd graph is drawn with: the palette, pens, a drawn node's items and the edge chunks."""
+"""What the autograd graph is drawn with: the palette, pens, a drawn node's items, edge chunks and origin boxes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import (
+    QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsSimpleTextItem,
@@ -33,6 +34,7 @@ PALETTE = {
     "selected": "#111827",
     "active": ("#fca5a5", "#dc2626"),
     "removed": "#c0c4cc",
+    "origin": "#0e7490",  # made by the code line under the mouse
 }
 
 
@@ -56,10 +58,12 @@ class DrawnNode:
     tag: QGraphicsPathItem | None = None
 
 
-class EdgeChunk(QGraphicsPathItem):
+class EdgeChunk(QGraphicsRectItem):
     """Edges added together: one path for their lines and arrowheads, plus their shape labels.
 
-    Labels are painted only when the view is zoomed in far enough to read them.
+    Labels are painted only when the view is zoomed in far enough to read them. The item's
+    rectangle is the bounds of lines and labels, so that the scene index reads them in C++:
+    it asks every chunk near a query for them, and a Python ``boundingRect`` made that slow.
     """
 
     def __init__(self, edges: list[tuple[int, int]], pen: QPen) -> None:
@@ -68,14 +72,17 @@ class EdgeChunk(QGraphicsPathItem):
         self.labels: list[tuple[QPointF, str]] = []
         self.font = QFont()
         self._widths: dict[str, float] = {}
-        self._bounds = QRectF()
-        self.setPen(pen)
+        self._path = QPainterPath()
+        self._line_pen = pen
+        self.setPen(Qt.NoPen)
+
+    def path(self) -> QPainterPath:
+        """The lines and arrowheads drawn."""
+        return self._path
 
     def set_geometry(self, path: QPainterPath, labels: list[tuple[QPointF, str]], font: QFont) -> None:
         """Replace the drawn path and the ``(position, text)`` labels."""
-        self.prepareGeometryChange()
-        self.labels, self.font = labels, font
-        self.setPath(path)
+        self.labels, self.font, self._path = labels, font, path
         bounds = path.boundingRect()
         metrics = QFontMetricsF(font)
         self._widths = {text: metrics.horizontalAdvance(text) for text in {text for _, text in labels}}
@@ -85,13 +92,12 @@ class EdgeChunk(QGraphicsPathItem):
             ys = [point.y() for point, _ in labels]
             bounds = bounds.united(QRectF(min(xs), min(ys) - metrics.ascent(),
                                           max(xs) - min(xs) + widest, max(ys) - min(ys) + metrics.height()))
-        self._bounds = bounds.adjusted(-4, -4, 4, 4)
-
-    def boundingRect(self) -> QRectF:
-        return self._bounds
+        self.setRect(bounds.adjusted(-4, -4, 4, 4))
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
-        super().paint(painter, option, widget)
+        painter.setPen(self._line_pen)
+        painter.setBrush(Qt.NoBrush)
+        painter.drawPath(self._path)
         if not self.labels or option.levelOfDetailFromTransform(painter.worldTransform()) < EDGE_LABEL_MIN_SCALE:
             return
         painter.setFont(self.font)
@@ -102,3 +108,79 @@ class EdgeChunk(QGraphicsPathItem):
         for point, text in self.labels:
             painter.fillRect(QRectF(point.x() - 1, point.y() - ascent, self._widths[text] + 2, height), backdrop)
             painter.drawText(point, text)
+
+
+#: Fill and outline of the boxes that group nodes by the line execution or the module that made them.
+BOX_COLOURS = {"line": ("#f3f6fb", "#9aa9c2"), "module": ("#f1f8ee", "#8fb58a"), "marked": PALETTE["origin"]}
+#: Height of a box's header strip (its label and its collapse toggle), in scene units.
+BOX_HEADER = 16.0
+
+
+class OriginBox(QGraphicsRectItem):
+    """A light rounded box around the nodes one execution of a line (or one module) made.
+
+    Its header strip holds a collapse toggle and the label; collapsed, it is filled and says
+    how many nodes it hides. The label is a caption item under ``caption_parent`` (the
+    graph's text layer, above the edges and hidden with the rest of the text when zoomed out).
+    Only ``paint`` is Python: the scene index asks every box for its bounds at each query,
+    and a Python ``boundingRect`` made that the slowest part of a repaint.
+    """
+
+    def __init__(self, key: tuple, kind: str, label: str, font: QFont, caption_parent: QGraphicsItem) -> None:
+        super().__init__()
+        self.key, self.kind, self.label = key, kind, label
+        self.members: set[int] = set()
+        self.collapsed = False
+        self.marked = False
+        self.setPen(make_pen(BOX_COLOURS[kind][1], 2.5, cosmetic=True))  # bounds with room for the marked outline
+        self.setZValue(-1.0 if kind == "line" else -2.0 + 0.01 * len(key))
+        self.caption = QGraphicsRectItem(caption_parent)
+        self.caption.setPen(Qt.NoPen)
+        self.caption.setBrush(QColor(255, 255, 255, 200))  # readable where edges cross it
+        self._caption_text = QGraphicsSimpleTextItem(label, self.caption)
+        self._caption_text.setFont(font)
+        self._caption_text.setBrush(QColor("#334155"))
+
+    def place_caption(self) -> None:
+        """Put the label (with the hidden count when collapsed) in the header, after the toggle."""
+        self._caption_text.setText(self.title())
+        text = self._caption_text.boundingRect()
+        rect = self.rect()
+        left, top = rect.left() + BOX_HEADER + 2, rect.top() + (BOX_HEADER - text.height()) / 2
+        self.caption.setRect(left, top, min(text.width() + 4, max(rect.width() - BOX_HEADER - 4, 0)), text.height())
+        self._caption_text.setPos(left + 2, top)
+
+    def title(self) -> str:
+        """The label, with the number of nodes it hides when collapsed."""
+        return f"{self.label} · {len(self.members)} nodes" if self.collapsed else self.label
+
+    def header(self) -> QRectF:
+        """The strip along the top that a click selects the box by."""
+        rect = self.rect()
+        return QRectF(rect.left(), rect.top(), rect.width(), BOX_HEADER)
+
+    def toggle_rect(self) -> QRectF:
+        """The collapse toggle's square at the left of the header."""
+        rect = self.rect()
+        return QRectF(rect.left() + 4, rect.top() + 3, BOX_HEADER - 6, BOX_HEADER - 6)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
+        rect = self.rect()
+        fill, outline = BOX_COLOURS[self.kind]
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        painter.setPen(make_pen(BOX_COLOURS["marked"] if self.marked else outline, 2.5 if self.marked else 1.0,
+                                cosmetic=True))
+        painter.setBrush(QColor(fill).darker(112) if self.collapsed else QColor(fill))
+        if lod < 0.1:
+            painter.drawRect(rect)
+            return
+        painter.drawRoundedRect(rect, 8, 8)
+        if lod < 0.4:
+            return
+        toggle = self.toggle_rect()
+        painter.setBrush(QColor("#ffffff"))
+        painter.drawRect(toggle)
+        middle = toggle.center()
+        painter.drawLine(QPointF(toggle.left() + 2, middle.y()), QPointF(toggle.right() - 2, middle.y()))
+        if self.collapsed:
+            painter.drawLine(QPointF(middle.x(), toggle.top() + 2), QPointF(middle.x(), toggle.bottom() - 2))

@@ -10,11 +10,21 @@ Features
   toward the leaves. Edges into a leaf shared by many nodes join the leaf's lane, one line
   drawn once and labelled once (see :mod:`app.graph_layout`).
 - Nodes new at this pause are outlined in amber; removed ones fade out; nothing already drawn
-  moves when the graph grows. The view keeps its place, except that a step whose new nodes
-  land off screen scrolls just enough to show them (``Follow new nodes``, on by default).
-- Wheel to zoom under the mouse, drag to pan, fit-to-view, export to PNG and SVG.
-- Click a node: :attr:`GraphView.node_selected` and its details (name, saved tensors, next
-  functions; for a leaf its tensor and ``.grad``) below the graph.
+  moves when the graph grows.
+- The view frames itself (``Follow new nodes``, on by default): after every pause the nodes
+  the step made and their direct inputs are in view at a readable zoom (node text at least
+  9 px tall), the whole graph when it fits at that zoom. The learner's own zoom and scroll
+  stay while they still show the new nodes. Fit frames the same way; Overview shows all.
+  Off, the view never moves by itself, except that it never shows nothing but empty space.
+- Origin boxes (see :mod:`widgets.graph_groups`): a light box around the nodes one execution
+  of one line made (``line 72 · pass 2``) and one around each module's nodes (``model.rnn``),
+  collapsible to one box; edges of hidden members end at the box.
+- Wheel to zoom under the mouse, drag to pan, export to PNG and SVG.
+- Click a node: :attr:`GraphView.node_selected`, :attr:`GraphView.origin_selected` and its
+  details (the line that made it, saved tensors, next functions; for a leaf its tensor and
+  ``.grad``) below the graph, or beside it when the panel is wide.
+- :meth:`GraphView.highlight_origin_line` outlines the nodes a code line's executions made.
+- With no nodes, the canvas says how one appears.
 - :meth:`GraphView.highlight_variable` outlines a variable's subgraph;
   :meth:`GraphView.set_active_node` marks the node a backward replay is at.
 - Big graphs stay fast: text is hidden when zoomed out, edges are drawn as one path item per
@@ -30,9 +40,8 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QVariantAnimation, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTransform
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -42,16 +51,22 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QGraphicsSimpleTextItem,
     QGraphicsView,
+    QLabel,
+    QMenu,
     QPlainTextEdit,
     QSplitter,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.graph_layout import LayeredLayout
 from widgets.graph_details import node_details, shape_text
-from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, make_pen
+from widgets.graph_export import write_png, write_svg
+from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, visible_rect, zoom_on
+from widgets.graph_groups import OriginGroups
+from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, OriginBox, make_pen
 
 #: Scene units between the centres of neighbouring columns and ranks.
 COLUMN_PITCH = 210.0
@@ -65,14 +80,20 @@ MAX_NODE_WIDTH = 180.0
 TEXT_MIN_SCALE = 0.4
 MIN_SCALE = 0.002
 MAX_SCALE = 4.0
-#: The zoom that set_graph falls back to when the whole graph would be too small to read.
+#: Node text is this many scene units tall; framing keeps it at least MIN_TEXT_PIXELS on screen.
+FONT_PIXELS = 12
+MIN_TEXT_PIXELS = 9
+#: The least zoom framing uses, and the one it prefers when the graph does not fit.
+MIN_READABLE_SCALE = MIN_TEXT_PIXELS / FONT_PIXELS
 READABLE_SCALE = 0.8
+#: Framing never zooms in beyond this.
+MAX_FRAME_SCALE = 1.5
+#: Wider than this (and wider than tall), the details pane sits beside the graph.
+SIDE_DETAILS_WIDTH = 820
+EMPTY_TEXT = "No tensor requires grad yet: step over a line that creates one with requires_grad=True."
 #: Ranks of edges per path item when a whole graph is drawn at once.
 CHUNK_RANKS = 40
 FADE_MS = 400
-#: Exported images stay under this many pixels.
-MAX_EXPORT_PIXELS = 60_000_000
-MAX_EXPORT_SIDE = 16_000
 
 
 class GraphView(QWidget):
@@ -90,6 +111,8 @@ class GraphView(QWidget):
     """The learner clicked a node; carries its id."""
     node_hovered = Signal(list)
     """The mouse moved onto a node (the variables it stands for: its outputs' names, a leaf's name) or off ([])."""
+    origin_selected = Signal(str, int)
+    """The learner clicked a node or an origin box whose line is known; carries the origin's file and line."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -111,31 +134,55 @@ class GraphView(QWidget):
         self._details.setObjectName("graph_details")
         self._details.setReadOnly(True)
         self._details.setPlaceholderText("Click a node to see what it saved for backward and where its gradients go.")
-        toolbar = QToolBar()
-        for text, slot in (("Fit", self.fit_to_view), ("Zoom in", partial(self.zoom, 1.25)),
-                           ("Zoom out", partial(self.zoom, 0.8)), ("Export PNG…", self._on_export_png_triggered),
-                           ("Export SVG…", self._on_export_svg_triggered)):
-            toolbar.addAction(text).triggered.connect(slot)
+        self._toolbar = toolbar = QToolBar()
+        toolbar.setObjectName("graph_toolbar")
+        for text, tip, slot in (
+                ("Fit", "Frame the newest nodes at a readable zoom (all of the graph when it fits)", self.fit_to_view),
+                ("All", "Show the whole graph, however small", self.show_overview),
+                ("+", "Zoom in", partial(self.zoom, 1.25)), ("−", "Zoom out", partial(self.zoom, 0.8))):
+            action = toolbar.addAction(text)
+            action.setToolTip(tip)
+            action.triggered.connect(slot)
         self._follow = toolbar.addAction("Follow new nodes")
+        self._follow.setObjectName("follow_new_nodes")
         self._follow.setCheckable(True)
         self._follow.setChecked(True)
-        self._follow.setToolTip("Scroll just enough to show the nodes a step adds when they land off screen")
-        splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(self._view)
-        splitter.addWidget(self._details)
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
+        self._follow.setToolTip("After each step, show the nodes it made and their inputs at a readable zoom")
+        export = QToolButton()
+        export.setText("Export")
+        export.setToolTip("Save the whole graph as a picture")
+        export.setPopupMode(QToolButton.InstantPopup)
+        menu = QMenu(export)
+        menu.addAction("PNG image…").triggered.connect(self._on_export_png_triggered)
+        menu.addAction("SVG drawing…").triggered.connect(self._on_export_svg_triggered)
+        export.setMenu(menu)
+        toolbar.addWidget(export)
+        self._empty = QLabel(EMPTY_TEXT, self._view.viewport())
+        self._empty.setObjectName("graph_empty_message")
+        self._empty.setWordWrap(True)
+        self._empty.setAlignment(Qt.AlignCenter)
+        self._empty.setStyleSheet("QLabel { background: #f8fafc; color: #475569; border: 1px solid #cbd5e1;"
+                                  " border-radius: 6px; padding: 12px 16px; }")
+        self._empty.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self._splitter = QSplitter(Qt.Vertical)
+        self._splitter.setObjectName("graph_splitter")
+        self._splitter.addWidget(self._view)
+        self._splitter.addWidget(self._details)
+        self._splitter.setStretchFactor(0, 3)
+        self._splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(toolbar)
-        layout.addWidget(splitter)
+        layout.addWidget(self._splitter)
 
         self._font = QFont(self.font())
-        self._font.setPixelSize(12)  # scene units, so the screen, PNG and SVG agree on text sizes
+        self._font.setPixelSize(FONT_PIXELS)  # scene units, so the screen, PNG and SVG agree on text sizes
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._small = QFont(self._font)
         self._small.setPixelSize(11)
+        self._box_font = QFont(self._small)
+        self._box_font.setItalic(True)
         self._metrics = QFontMetricsF(self._font)
         self._fonts = {"name": self._font, "leaf": self._bold, "shape": self._small}
         self._heights = {style: QFontMetricsF(font).height() for style, font in self._fonts.items()}
@@ -145,15 +192,19 @@ class GraphView(QWidget):
         self._styles: dict[tuple, tuple[QPen, QBrush]] = {}
         self._press: QPointF | None = None
         self._fades: list[QVariantAnimation] = []
+        self._sized = False
+        self._fresh = True
+        self._user_view = False  # the learner zoomed or panned since the view last framed itself
         self._reset()
+        self._update_empty()
 
     # -- public API -------------------------------------------------------------------------
 
     def set_graph(self, graph: Mapping[str, Any]) -> None:
         """Draw a whole graph, replacing whatever was drawn.
 
-        Fits the graph into the view when it is readable that way; a bigger graph is shown
-        at a readable zoom around its outputs (use :meth:`fit_to_view` to see all of it).
+        Resets the view: the whole graph when it is readable that way, else a readable zoom
+        around its outputs (:meth:`show_overview` shows all of it).
 
         Parameters
         ----------
@@ -167,14 +218,12 @@ class GraphView(QWidget):
         self._reset()
         self._add(graph["nodes"], graph["edges"], chunked=True)
         self._set_roots(graph.get("roots", {}))
-        self.fit_to_view()
-        if self._scale() < READABLE_SCALE * 0.5 and self._drawn:
-            self._view.resetTransform()
-            self._view.scale(READABLE_SCALE, READABLE_SCALE)
-            newest = self._drawn[max(self._drawn, key=lambda i: self._layout.position(i)[1])].box.pos()
-            above = (self._view.viewport().height() / 2 - 60) / READABLE_SCALE
-            self._view.centerOn(newest.x(), newest.y() - above)  # the outputs near the bottom edge
-            self._update_detail()
+        self._view.setTransform(QTransform())
+        self._view.centerOn(0, 0)
+        self._update_detail()
+        self._fresh = not self._drawn  # an empty graph: the first nodes a step brings get framed afresh
+        self._frame(self._outputs(), keep=False)
+        self._update_empty()
 
     def apply_diff(self, diff: Mapping[str, Any]) -> None:
         """Bring the drawing up to date with one pause's diff, without moving what stays.
@@ -203,13 +252,17 @@ class GraphView(QWidget):
             if self._highlight_name is not None:
                 self.highlight_variable(self._highlight_name)
         self._restyle((previous_new | self._new) & self._drawn.keys())
-        if self._new and self._follow.isChecked():
-            self._show_new()
+        if self._new and (self._follow.isChecked() or self._fresh):
+            self._frame(self._new, keep=not self._fresh)
+            self._fresh = False
+        elif self._drawn and not self._shows_a_node():
+            self._frame(self._new or self._outputs(), keep=False)
+        self._update_empty()
 
     def set_follow_new(self, enabled: bool) -> None:
-        """Whether a diff whose new nodes land off screen scrolls just enough to show them (default on).
+        """Whether each diff frames its new nodes and their inputs at a readable zoom (default on).
 
-        Off, the view never moves by itself.
+        Off, the view moves by itself only when it would show nothing but empty space.
         """
         self._follow.setChecked(enabled)
 
@@ -245,30 +298,60 @@ class GraphView(QWidget):
             self._view.ensureVisible(self._drawn[self._active].box.sceneBoundingRect(), 40, 40)
 
     def select_node(self, node_id: int) -> None:
-        """Select a node as a click does: outline it, show its details, emit :attr:`node_selected`."""
+        """Select a node as a click does: outline it, show its details, emit :attr:`node_selected`.
+
+        Also emits :attr:`origin_selected` when the node's origin line is known.
+        """
         if node_id not in self._drawn:
             return
         previous, self._selected = self._selected, node_id
         self._restyle({i for i in (previous, node_id) if i in self._drawn})
         self._details.setPlainText(self._describe(node_id))
+        self._fit_details()
         self.node_selected.emit(node_id)
+        origin = self._drawn[node_id].node.get("origin") or {}
+        if origin.get("line"):
+            self.origin_selected.emit(origin.get("file") or "", origin["line"])
 
     def fit_to_view(self) -> None:
-        """Zoom and scroll so the whole graph is visible (never beyond 1.5×)."""
-        rect = self._content_rect().adjusted(-30, -30, 30, 30)
-        if not self._drawn:
-            return
-        self._view.fitInView(rect, Qt.KeepAspectRatio)
-        if self._scale() > 1.5:
-            self._view.resetTransform()
-            self._view.scale(1.5, 1.5)
-            self._view.centerOn(rect.center())
-        self._update_detail()
+        """Frame the newest nodes and their inputs at a readable zoom; all of the graph when it fits at that zoom."""
+        self._frame(self._new or self._outputs(), keep=False)
+
+    def show_overview(self) -> None:
+        """Zoom and scroll so the whole graph is visible, however small (never beyond 1.5×)."""
+        if self._drawn:
+            rect = self._content_rect()
+            self._zoom_on(rect, min(fit_scale(self._view, rect), MAX_FRAME_SCALE))
+
+    def highlight_origin_line(self, line: int, file: str | None = None) -> None:
+        """Outline the nodes (and boxes) that executions of ``line`` made; 0 or None clears.
+
+        Parameters
+        ----------
+        line : int
+            A 1-based line, as the code view counts them.
+        file : str, optional
+            The file the line is in; None matches every file.
+        """
+        ids = self._groups.line_nodes(line, file) & self._drawn.keys() if line else set()
+        previous, self._origin_marked = self._origin_marked, ids
+        self._restyle(previous ^ ids)
+        self._groups.mark_line(line or None, file)
+
+    def origin_nodes(self) -> set[int]:
+        """The nodes :meth:`highlight_origin_line` outlines now."""
+        return set(self._origin_marked)
+
+    def set_box_collapsed(self, label: str, collapsed: bool) -> None:
+        """Collapse (or expand) the origin boxes labelled ``label`` (``line 72 · pass 2``, ``model.rnn``)."""
+        for box in [box for box in self._groups if box.label == label]:
+            self._toggle_box(box, collapsed)
 
     def zoom(self, factor: float) -> None:
         """Zoom by ``factor`` around the centre of the view, within the allowed range."""
         factor = min(max(factor, MIN_SCALE / self._scale()), MAX_SCALE / self._scale())
         self._view.scale(factor, factor)
+        self._user_view = True
         self._update_detail()
 
     def export_png(self, path: str | os.PathLike, scale: float = 2.0) -> bool:
@@ -281,28 +364,12 @@ class GraphView(QWidget):
             Pixels per scene unit; lowered so big graphs stay under ``MAX_EXPORT_PIXELS``.
         """
         rect = self._content_rect().adjusted(-20, -20, 20, 20)
-        if rect.isEmpty():
-            return False
-        area = rect.width() * rect.height()
-        scale = min(scale, math.sqrt(MAX_EXPORT_PIXELS / area), MAX_EXPORT_SIDE / max(rect.width(), rect.height()))
-        image = QImage(max(1, round(rect.width() * scale)), max(1, round(rect.height() * scale)), QImage.Format_ARGB32)
-        image.fill(Qt.white)
-        self._render(image, rect, scale)
-        return image.save(os.fspath(path), "PNG")
+        return write_png(self._scene, self._text_layer, rect, path, scale, TEXT_MIN_SCALE)
 
     def export_svg(self, path: str | os.PathLike) -> bool:
         """Save the whole graph as an SVG drawing; returns whether the file was written."""
-        rect = self._content_rect().adjusted(-20, -20, 20, 20)
-        if rect.isEmpty():
-            return False
-        generator = QSvgGenerator()
-        generator.setFileName(os.fspath(path))
-        generator.setSize(QSize(math.ceil(rect.width()), math.ceil(rect.height())))
-        generator.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-        generator.setTitle("GradStep autograd graph")
-        if not self._render(generator, rect, 1.0):
-            return False
-        return os.path.getsize(path) > 0
+        return write_svg(self._scene, self._text_layer, self._content_rect().adjusted(-20, -20, 20, 20), path,
+                         TEXT_MIN_SCALE)
 
     # -- Qt overrides -----------------------------------------------------------------------
 
@@ -310,6 +377,10 @@ class GraphView(QWidget):
         if watched is not self._view.viewport():
             return super().eventFilter(watched, event)
         kind = event.type()
+        if kind == QEvent.Resize:  # the dock or the details pane resized: keep the new nodes in view
+            self._place_empty()
+            if self._follow.isChecked():
+                self._frame(self._new or self._outputs(), keep=True)
         if kind == QEvent.Wheel:
             self.zoom(2.0 ** (event.angleDelta().y() / 480.0))
             return True
@@ -322,11 +393,50 @@ class GraphView(QWidget):
         elif kind == QEvent.MouseButtonRelease and event.button() == Qt.LeftButton and self._press is not None:
             moved = (event.position() - self._press).manhattanLength()
             self._press = None
+            self._user_view = self._user_view or moved >= QApplication.startDragDistance()
             if moved < QApplication.startDragDistance():
-                node_id = self._node_at(event.position().toPoint())
-                if node_id is not None:
-                    self.select_node(node_id)
+                self._click(event.position().toPoint())
         return False
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        side = self.width() >= SIDE_DETAILS_WIDTH and self.width() > 1.2 * self.height()
+        orientation = Qt.Horizontal if side else Qt.Vertical
+        if orientation != self._splitter.orientation() or not self._sized:
+            self._sized = True
+            self._splitter.setOrientation(orientation)
+            length = self.width() if side else self.height()
+            share = 0.38 if side else 0.22  # below the graph the details start small and grow for a node
+            self._splitter.setSizes([int(length * (1 - share)), int(length * share)])
+
+    def _fit_details(self) -> None:
+        """Grow the details pane below the graph to show all of a node's text, up to 45% of the panel."""
+        if self._splitter.orientation() != Qt.Vertical:
+            return
+        graph, details = self._splitter.sizes()
+        rows = self._details.document().blockCount() + 1
+        needed = rows * self._details.fontMetrics().lineSpacing() + 2 * self._details.frameWidth() + 8
+        wanted = min(needed, int((graph + details) * 0.45))
+        if details < wanted:
+            self._splitter.setSizes([graph + details - wanted, wanted])
+
+    def _click(self, position: Any) -> None:
+        """A click on a node selects it; on a box's toggle collapses or expands it; on its header selects its line."""
+        node_id = self._node_at(position)
+        if node_id is not None:
+            self.select_node(node_id)
+            return
+        point = self._view.mapToScene(position)
+        box = next((item for item in self._view.items(position) if isinstance(item, OriginBox)), None)
+        if box is None:
+            return
+        if box.toggle_rect().adjusted(-3, -3, 3, 3).contains(point):
+            self._toggle_box(box, not box.collapsed)
+        elif box.collapsed or box.header().contains(point):
+            origins = [self._drawn[i].node.get("origin") or {} for i in box.members if i in self._drawn]
+            first = min((o for o in origins if o.get("line")), key=lambda o: o["line"], default=None)
+            if first is not None:
+                self.origin_selected.emit(first.get("file") or "", first["line"])
 
     def _hover(self, node_id: int | None) -> None:
         if node_id == self._hovered:
@@ -365,10 +475,15 @@ class GraphView(QWidget):
         self._highlight_name: str | None = None
         self._active: int | None = None
         self._selected: int | None = None
+        self._origin_marked: set[int] = set()
+        self._extent = QRectF()  # every node box's union, kept as nodes come so framing need not scan them
+        self._collapsed = 0  # collapsed boxes: while none, edges skip the look-up of hidden ends
         self._text_layer = QGraphicsRectItem()
         self._text_layer.setFlag(QGraphicsItem.ItemHasNoContents)
         self._text_layer.setZValue(3)
         self._scene.addItem(self._text_layer)
+        self._groups = OriginGroups(self._scene, self._box_font, lambda i: self._drawn[i].box.sceneBoundingRect(),
+                                    self._text_layer)
         self._overlay = QGraphicsPathItem()
         self._overlay.setPen(make_pen(PALETTE["highlight"], 2.5, cosmetic=True))
         self._overlay.setZValue(1)
@@ -382,6 +497,10 @@ class GraphView(QWidget):
         placed = self._layout.add(nodes, edges)
         for node_id in placed:
             self._draw_node(by_id[node_id])
+            self._groups.add(node_id, by_id[node_id].get("origin"))
+        self._groups.refresh()
+        if self._collapsed:
+            self._show_collapsed([i for i in placed if self._groups.collapsed_box(i) is not None])
         fresh = []
         for source, target, _ in edges:
             if source in self._drawn and target in self._drawn:
@@ -414,6 +533,7 @@ class GraphView(QWidget):
         box.setZValue(2)
         box.setData(0, node_id)
         self._scene.addItem(box)
+        self._extent |= box.sceneBoundingRect()
         leaf = node.get("leaf") or {}
         shape = node.get("shape") if node.get("shape") is not None else leaf.get("shape")
         drawn = DrawnNode(node, box, width, height, shape_text(shape))
@@ -554,6 +674,14 @@ class GraphView(QWidget):
         """Add the edge to ``source``'s ``position``-th next function to ``path``; returns its own label, if any."""
         target = self._next[source][position]
         start = self._port(source, position)
+        hidden_target = None
+        if self._collapsed:  # an end a collapsed box hides: the edge ends at the box instead
+            hidden_source, hidden_target = self._groups.collapsed_box(source), self._groups.collapsed_box(target)
+            if hidden_source is not None and hidden_source is hidden_target:
+                return None
+            if hidden_source is not None:
+                rect = hidden_source.rect()
+                start = QPointF(min(max(start.x(), rect.left() + 8), rect.right() - 8), rect.top())
         if self._layout.uses_lane(source, target):
             junction = QPointF(self._lane_x(target), start.y() - (RANK_PITCH - NODE_HEIGHT) / 2)
             path.moveTo(junction)
@@ -562,6 +690,9 @@ class GraphView(QWidget):
             return None
         drawn = self._drawn[target]
         end = drawn.box.pos() + QPointF(0, drawn.height / 2)
+        if hidden_target is not None:
+            rect = hidden_target.rect()
+            end = QPointF(min(max(end.x(), rect.left() + 8), rect.right() - 8), rect.bottom())
         path.moveTo(start)
         path.lineTo(end)
         self._arrowhead(path, start, end)
@@ -635,6 +766,11 @@ class GraphView(QWidget):
             fading += [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else [])
             self._next.pop(node_id, None)
         self._layout.remove(gone)
+        self._groups.remove(gone)
+        self._extent = QRectF()
+        for drawn in self._drawn.values():
+            self._extent |= drawn.box.sceneBoundingRect()
+        self._origin_marked -= gone
         self._update_lanes(touched_leaves | (gone & self._lanes.keys()))
         self._roots = {name: i for name, i in self._roots.items() if i not in gone}
         self._highlighted -= gone
@@ -689,7 +825,8 @@ class GraphView(QWidget):
             kind = drawn.node.get("kind", "op")
             kind = "root" if kind == "op" and node_id in roots else kind
             states = (("active", node_id == self._active), ("selected", node_id == self._selected),
-                      ("highlight", node_id in self._highlighted), ("new", node_id in self._new))
+                      ("origin", node_id in self._origin_marked), ("highlight", node_id in self._highlighted),
+                      ("new", node_id in self._new))
             pen, brush = self._style(kind, next((state for state, on in states if on), ""))
             drawn.box.setPen(pen)
             drawn.box.setBrush(brush)
@@ -715,16 +852,95 @@ class GraphView(QWidget):
 
     # -- view -------------------------------------------------------------------------------
 
-    def _show_new(self) -> None:
-        """Scroll the least needed to show the new nodes, unless one of them is already on screen."""
-        visible = self._view.mapToScene(self._view.viewport().rect()).boundingRect()
-        rects = [self._drawn[i].box.sceneBoundingRect() for i in self._new]
-        if any(visible.intersects(rect) for rect in rects):
+    def _frame(self, ids: Iterable[int], keep: bool) -> None:
+        """Show the nodes ``ids`` and their direct inputs at a readable zoom; all of the graph when it fits so.
+
+        With ``keep`` the learner's zoom and scroll stay while they are readable and show all of
+        that. Inputs reached through a leaf's lane count by the lane, which runs beside the
+        nodes, not by the leaf, which may be a thousand ranks up.
+        """
+        ids = [i for i in ids if i in self._drawn]
+        if not ids or self._view.viewport().width() < 2 or self._view.viewport().height() < 2:
             return
-        united = QRectF(rects[0])
-        for rect in rects[1:]:
-            united |= rect
-        self._view.ensureVisible(united, 40, 40)
+        new = self._rect_of(ids)
+        inputs = [t for i in ids for t in self._next.get(i, ()) if not self._layout.uses_lane(i, t)]
+        focus = new | self._rect_of(inputs) if inputs else new
+        scale = self._scale()
+        margin = FRAME_MARGIN / scale
+        shown = visible_rect(self._view).adjusted(margin, margin, -margin, -margin)
+        content = self._content_rect()
+        fits = fit_scale(self._view, content) >= MIN_READABLE_SCALE
+        if keep and scale >= MIN_READABLE_SCALE and shown.contains(focus) and (
+                self._user_view or not fits or shown.contains(content)):
+            return
+        self._user_view = False
+        if fits:
+            self._zoom_on(content, min(fit_scale(self._view, content), MAX_FRAME_SCALE))
+            return
+        if not keep or scale < MIN_READABLE_SCALE:
+            scale = READABLE_SCALE
+        scale = min(scale, max(fit_scale(self._view, focus), MIN_READABLE_SCALE))
+        if fit_scale(self._view, focus) < scale:
+            focus = new  # too much to show at a readable zoom: the new nodes come first
+        self._view.setTransform(QTransform.fromScale(scale, scale))
+        self._update_detail()
+        scroll_to_show(self._view, focus)
+
+    def _zoom_on(self, rect: QRectF, scale: float) -> None:
+        zoom_on(self._view, rect, scale)
+        self._update_detail()
+
+    def _rect_of(self, ids: Iterable[int]) -> QRectF:
+        """The scene rectangle of these nodes' boxes and variable tags."""
+        rect = QRectF()
+        for node_id in ids:
+            drawn = self._drawn[node_id]
+            rect |= drawn.box.sceneBoundingRect()
+            if drawn.tag is not None:
+                rect |= drawn.tag.sceneBoundingRect()
+        return rect
+
+    def _outputs(self) -> list[int]:
+        """The nodes of the deepest rank: the newest outputs of a graph drawn whole."""
+        if not self._drawn:
+            return []
+        deepest = max(self._layout.position(i)[1] for i in self._drawn)
+        return [i for i in self._drawn if self._layout.position(i)[1] == deepest]
+
+    def _shows_a_node(self) -> bool:
+        return any(item.data(0) in self._drawn for item in self._scene.items(visible_rect(self._view)))
+
+    def _update_empty(self) -> None:
+        """The empty-state message, shown while there is no node."""
+        self._empty.setVisible(not self._drawn)
+        self._place_empty()
+
+    def _place_empty(self) -> None:
+        port = self._view.viewport().rect()
+        width = min(420, port.width() - 24)
+        self._empty.setFixedWidth(max(width, 120))
+        self._empty.adjustSize()
+        self._empty.move(port.center().x() - self._empty.width() // 2, port.center().y() - self._empty.height() // 2)
+
+    def _toggle_box(self, box: OriginBox, collapsed: bool) -> None:
+        """Collapse or expand a box: hide or show its members and re-route the edges at them."""
+        if box.collapsed == collapsed:
+            return
+        self._collapsed += 1 if collapsed else -1
+        self._show_collapsed(self._groups.set_collapsed(box, collapsed))
+
+    def _show_collapsed(self, ids: Iterable[int]) -> None:
+        """Hide the nodes a collapsed box holds, show the others, and redraw the edges at them."""
+        ids = set(ids) & self._drawn.keys()
+        for node_id in ids:
+            drawn = self._drawn[node_id]
+            shown = self._groups.collapsed_box(node_id) is None
+            for item in [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else []):
+                item.setVisible(shown)
+        chunks = {id(chunk): chunk for edge, chunk in self._chunks.items()
+                  if edge[0] in ids or self._target_of(edge) in ids}
+        for chunk in chunks.values():
+            self._build_chunk(chunk)
 
     def _scale(self) -> float:
         return self._view.transform().m11()
@@ -738,34 +954,20 @@ class GraphView(QWidget):
             self._text_layer.setVisible(visible)
 
     def _content_rect(self) -> QRectF:
-        """The scene rectangle holding every node, tag and lane."""
-        rect = QRectF()
-        for drawn in self._drawn.values():
-            rect = rect.united(drawn.box.sceneBoundingRect())
-            if drawn.tag is not None:
-                rect = rect.united(drawn.tag.sceneBoundingRect())
+        """The scene rectangle holding every node, tag, lane and box (line boxes allowed for, module boxes measured)."""
+        if not self._drawn:
+            return QRectF()
+        rect = self._extent.adjusted(-10, -26, 10, 10) | self._rect_of(i for i in set(self._roots.values())
+                                                                      if i in self._drawn)
         for lane in self._lanes.values():
-            rect = rect.united(lane.sceneBoundingRect())
+            rect |= lane.sceneBoundingRect()
+        for box in self._groups.module_boxes():
+            rect |= box.rect()
         return rect
 
     def _node_at(self, position: Any) -> int | None:
         for item in self._view.items(position):
             node_id = item.data(0)
-            if node_id is not None and node_id in self._drawn:
+            if node_id is not None and node_id in self._drawn and self._drawn[node_id].box.isVisible():
                 return int(node_id)
         return None
-
-    def _render(self, device: Any, rect: QRectF, scale: float) -> bool:
-        """Paint ``rect`` of the scene onto an image or SVG generator, text shown if readable."""
-        shown = self._text_layer.isVisible()
-        self._set_text_visible(scale >= TEXT_MIN_SCALE)
-        painter = QPainter()
-        if not painter.begin(device):
-            self._set_text_visible(shown)
-            return False
-        painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        painter.fillRect(QRectF(0, 0, rect.width() * scale, rect.height() * scale), Qt.white)
-        self._scene.render(painter, QRectF(0, 0, rect.width() * scale, rect.height() * scale), rect)
-        painter.end()
-        self._set_text_visible(shown)
-        return True

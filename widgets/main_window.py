@@ -45,6 +45,7 @@ from widgets.backward_panel import BackwardPanel
 from widgets.call_stack_view import CallStackView
 from widgets.code_view import CodeView
 from widgets.console_view import ConsoleView
+from widgets.graph_groups import same_file
 from widgets.graph_view import GraphView
 from widgets.lesson_browser import LessonBrowser
 from widgets.notes_view import NotesView
@@ -253,6 +254,8 @@ class MainWindow(QMainWindow):
         self.watch_view.expressions_changed.connect(self._on_watch_view_expressions_changed)
         self.variables_view.variable_hovered.connect(self._on_variables_view_variable_hovered)
         self.graph_view.node_hovered.connect(self.variables_view.model.mark_variables)
+        self.graph_view.origin_selected.connect(self._on_graph_view_origin_selected)
+        self.code_view.line_hovered.connect(self._on_code_view_line_hovered)
         self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
         self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
@@ -666,6 +669,13 @@ class MainWindow(QMainWindow):
         if not path.is_file():
             path = LESSONS_DIR / f"{stem}.py"
         self.open_file(path)
+
+    def _on_graph_view_origin_selected(self, file: str, line: int) -> None:
+        if not file or same_file(file, self.code_view.path()):
+            self.code_view.select_line(line)
+
+    def _on_code_view_line_hovered(self, line: int) -> None:
+        self.graph_view.highlight_origin_line(line, self.code_view.path())
 
     def _on_variables_view_variable_hovered(self, name: str) -> None:
         self.graph_view.highlight_variable(name or None)

@@ -1,0 +1,155 @@
+"""The graph view frames itself: after every pause the new nodes are in view at a readable zoom, never an empty view."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QRectF  # noqa: E402
+from PySide6.QtWidgets import QGraphicsView, QLabel, QToolBar, QToolButton  # noqa: E402
+from test_graph_layout import rnn_graph, small_graph  # noqa: E402
+
+from widgets.graph_view import EMPTY_TEXT, FONT_PIXELS, GraphView  # noqa: E402
+
+EMPTY = {"nodes": [], "edges": [], "roots": {}}
+
+
+def make_view(qtbot, width: int, height: int) -> GraphView:
+    widget = GraphView()
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def canvas(view: GraphView) -> QGraphicsView:
+    return view.findChild(QGraphicsView, "graph_canvas")
+
+
+def visible(view: GraphView) -> QRectF:
+    return canvas(view).mapToScene(canvas(view).viewport().rect()).boundingRect()
+
+
+def text_pixels(view: GraphView) -> float:
+    """How tall node text is on screen."""
+    return canvas(view).transform().m11() * FONT_PIXELS
+
+
+def node_rects(view: GraphView) -> dict[int, QRectF]:
+    return {item.data(0): item.sceneBoundingRect() for item in canvas(view).scene().items()
+            if item.parentItem() is None and item.data(0) is not None}
+
+
+def direct_inputs(diff: dict, leaves: set[int]) -> set[int]:
+    """The inputs of the diff's new nodes, leaves excepted (they are reached through their lanes)."""
+    return {target for source, target, _ in diff["edges_added"] if target not in leaves}
+
+
+@pytest.mark.parametrize("size", [(450, 600), (900, 800)])
+def test_every_pause_shows_the_new_nodes_and_their_inputs_readably(qtbot, size):
+    view = make_view(qtbot, *size)
+    _, diffs = rnn_graph(40)
+    view.set_graph(EMPTY)
+    leaves: set[int] = set()
+    for diff in diffs:
+        leaves |= {node["id"] for node in diff["added"] if node["kind"] == "leaf"}
+        view.apply_diff(diff)
+        rects = node_rects(view)
+        shown = visible(view)
+        for node_id in {node["id"] for node in diff["added"]} | direct_inputs(diff, leaves):
+            assert shown.contains(rects[node_id]), node_id
+        assert text_pixels(view) >= 9
+
+
+def test_a_graph_that_fits_readably_is_shown_whole(qtbot):
+    view = make_view(qtbot, 450, 600)
+    view.set_graph(EMPTY)
+    graph = small_graph()
+    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+                     "roots": graph["roots"], "leaves": {}})
+    shown = visible(view)
+    assert all(shown.contains(rect) for rect in node_rects(view).values())
+    assert text_pixels(view) >= 9
+
+
+def test_a_diff_never_leaves_the_view_empty_even_when_the_learner_panned_away(qtbot):
+    view = make_view(qtbot, 450, 600)
+    _, diffs = rnn_graph(6)
+    view.set_graph(EMPTY)
+    for diff in diffs[:3]:
+        view.apply_diff(diff)
+    for follow, diff in ((False, diffs[3]), (True, diffs[4])):
+        view.set_follow_new(follow)
+        canvas(view).centerOn(50_000, -80_000)
+        assert not any(visible(view).intersects(rect) for rect in node_rects(view).values())
+        view.apply_diff(diff)
+        assert any(visible(view).contains(rect) for rect in node_rects(view).values())
+        assert text_pixels(view) >= 9
+
+
+def test_the_learners_zoom_stays_while_it_shows_the_new_nodes(qtbot):
+    view = make_view(qtbot, 900, 800)
+    _, diffs = rnn_graph(3)
+    view.set_graph(EMPTY)
+    view.apply_diff(diffs[0])
+    view.zoom(0.55)  # zoomed out, still readable, and panned so that the next step has room
+    canvas(view).centerOn(230, 290)
+    before = (canvas(view).transform().m11(), visible(view))
+    assert text_pixels(view) >= 9
+    view.apply_diff(diffs[1])
+    assert (canvas(view).transform().m11(), visible(view)) == before
+    assert all(before[1].contains(node_rects(view)[node["id"]]) for node in diffs[1]["added"])
+
+
+def test_fit_keeps_a_big_loop_graph_readable_and_all_shows_the_whole_of_it(qtbot):
+    view = make_view(qtbot, 450, 600)
+    graph, _ = rnn_graph(200)
+    view.set_graph(graph)
+    loss = graph["roots"]["loss"]
+    assert visible(view).contains(node_rects(view)[loss]) and text_pixels(view) >= 9
+    view.show_overview()
+    assert all(visible(view).contains(rect) for rect in node_rects(view).values())
+    assert text_pixels(view) < 9
+    view.fit_to_view()
+    assert visible(view).contains(node_rects(view)[loss]) and text_pixels(view) >= 9
+
+
+def test_another_graph_resets_the_view(qtbot):
+    view = make_view(qtbot, 450, 600)
+    _, diffs = rnn_graph(60)
+    view.set_graph(EMPTY)
+    for diff in diffs:
+        view.apply_diff(diff)
+    view.zoom(3.0)
+    view.set_graph(EMPTY)
+    assert canvas(view).transform().m11() == 1.0
+    graph = small_graph()
+    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+                     "roots": graph["roots"], "leaves": {}})
+    assert all(visible(view).contains(rect) for rect in node_rects(view).values())
+
+
+def test_the_empty_graph_says_how_a_node_appears(qtbot):
+    view = make_view(qtbot, 450, 600)
+    message = view.findChild(QLabel, "graph_empty_message")
+    view.set_graph(EMPTY)
+    assert message.isVisible() and message.text() == EMPTY_TEXT
+    assert canvas(view).viewport().rect().contains(message.geometry())
+    view.set_graph(small_graph())
+    assert not message.isVisible()
+    view.set_graph(EMPTY)
+    assert message.isVisible()
+
+
+def test_follow_new_nodes_is_on_the_toolbar_at_a_narrow_width(qtbot):
+    view = make_view(qtbot, 420, 600)
+    toolbar = view.findChild(QToolBar, "graph_toolbar")
+    follow = next(action for action in toolbar.actions() if action.objectName() == "follow_new_nodes")
+    button = toolbar.widgetForAction(follow)
+    assert button.isVisible() and button.text() == "Follow new nodes"
+    assert toolbar.rect().contains(button.geometry())
+    overflow = [b for b in toolbar.findChildren(QToolButton) if b.objectName() == "qt_toolbar_ext_button"]
+    assert not any(b.isVisible() for b in overflow)

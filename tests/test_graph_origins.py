@@ -1,0 +1,204 @@
+"""Every node tied to the code that made it: origin boxes, collapsing them, and the links to the code view."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from origin_graphs import FILE, LOSS_LINE, STEP_LINE, origin, rnn_with_origins  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit  # noqa: E402
+from test_graph_layout import rnn_graph  # noqa: E402
+
+from widgets.code_view import CodeView  # noqa: E402
+from widgets.graph_items import EdgeChunk, OriginBox  # noqa: E402
+from widgets.graph_view import PALETTE, GraphView  # noqa: E402
+
+EMPTY = {"nodes": [], "edges": [], "roots": {}}
+
+
+@pytest.fixture
+def view(qtbot):
+    widget = GraphView()
+    qtbot.addWidget(widget)
+    widget.resize(900, 800)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def canvas(view: GraphView) -> QGraphicsView:
+    return view.findChild(QGraphicsView, "graph_canvas")
+
+
+def node_items(view: GraphView) -> dict[int, object]:
+    return {item.data(0): item for item in canvas(view).scene().items()
+            if item.parentItem() is None and item.data(0) is not None}
+
+
+def origin_boxes(view: GraphView) -> dict[str, OriginBox]:
+    return {item.label: item for item in canvas(view).scene().items() if isinstance(item, OriginBox)}
+
+
+def step(diffs: list[dict], number: int) -> set[int]:
+    """The ids of the operation nodes step ``number`` (1-based) made."""
+    return {node["id"] for node in diffs[number - 1]["added"] if node["kind"] != "leaf"}
+
+
+def click_at(qtbot, view: GraphView, scene_point) -> None:
+    canvas(view).centerOn(scene_point)
+    qtbot.mouseClick(canvas(view).viewport(), Qt.LeftButton, pos=canvas(view).mapFromScene(scene_point))
+
+
+def test_each_line_execution_gets_a_labelled_box_around_the_nodes_it_made(view):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    shown = origin_boxes(view)
+    assert {f"line {STEP_LINE} · pass {k}" for k in (1, 2, 3)} | {f"line {LOSS_LINE} · pass 1"} <= shown.keys()
+    items = node_items(view)
+    for k in (1, 2, 3):
+        box = shown[f"line {STEP_LINE} · pass {k}"]
+        assert box.members == step(diffs, k)
+        assert all(box.rect().contains(items[i].sceneBoundingRect()) for i in box.members)
+
+
+def test_module_boxes_nest_by_dotted_name(view):
+    graph, diffs = rnn_with_origins(3, module="model.rnn")
+    view.set_graph(graph)
+    shown = origin_boxes(view)
+    outer, inner = shown["model"], shown["model.rnn"]
+    assert inner.members == outer.members == step(diffs, 1) | step(diffs, 2) | step(diffs, 3)
+    assert outer.rect().contains(inner.rect()) and outer.rect() != inner.rect()
+    for k in (1, 2, 3):
+        assert inner.rect().contains(shown[f"line {STEP_LINE} · pass {k}"].rect())
+
+
+def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(view):
+    graph, diffs = rnn_graph(2)
+    view.set_graph(graph)
+    assert not origin_boxes(view) and len(node_items(view)) == len(graph["nodes"])
+    for node in graph["nodes"]:
+        node["origin"] = origin(None, None)
+    view.set_graph(graph)
+    assert list(origin_boxes(view)) == ["ran while continuing"]
+
+
+def test_collapsing_a_box_hides_its_members_and_counts_them(view, qtbot):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    box = origin_boxes(view)[f"line {STEP_LINE} · pass 2"]
+    members = step(diffs, 2)
+    click_at(qtbot, view, box.toggle_rect().center())
+    assert box.collapsed and box.title() == f"line {STEP_LINE} · pass 2 · {len(members)} nodes"
+    items = node_items(view)
+    assert not any(items[i].isVisible() for i in members)
+    assert all(items[i].isVisible() for i in set(items) - members)
+    click_at(qtbot, view, box.toggle_rect().center())
+    assert not box.collapsed and all(items[i].isVisible() for i in members)
+
+
+def edge_points(view: GraphView) -> list:
+    """Every point the drawn edges pass through or end at."""
+    paths = [item.path() for item in canvas(view).scene().items() if isinstance(item, EdgeChunk)]
+    return [path.elementAt(i) for path in paths for i in range(path.elementCount())]
+
+
+def test_edges_of_collapsed_members_end_at_the_box(view):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    members = step(diffs, 2)
+    rects = [node_items(view)[i].sceneBoundingRect() for i in members]
+
+    def ends_inside_members() -> bool:
+        return any(rect.contains(point.x, point.y) for point in edge_points(view) for rect in rects)
+
+    assert ends_inside_members()
+    view.set_box_collapsed(f"line {STEP_LINE} · pass 2", True)
+    box = origin_boxes(view)[f"line {STEP_LINE} · pass 2"]
+    assert not ends_inside_members()
+    assert any(abs(point.y - box.rect().bottom()) < 1e-6 or abs(point.y - box.rect().top()) < 1e-6
+               for point in edge_points(view))
+
+
+def test_a_step_into_a_collapsed_module_joins_it_hidden(view):
+    _, diffs = rnn_with_origins(4, module="model.rnn")
+    view.set_graph(EMPTY)
+    view.apply_diff(diffs[0])
+    view.set_box_collapsed("model.rnn", True)
+    view.apply_diff(diffs[1])
+    box = origin_boxes(view)["model.rnn"]
+    assert box.title() == f"model.rnn · {len(step(diffs, 1) | step(diffs, 2))} nodes"
+    assert not any(node_items(view)[i].isVisible() for i in step(diffs, 2))
+
+
+def test_nothing_moves_when_a_step_adds_nodes_boxes_included(view):
+    _, diffs = rnn_with_origins(6, module="model.rnn")
+    view.set_graph(EMPTY)
+    nodes, boxes = {}, {}
+    for diff in diffs:
+        grown = {(node.get("origin") or {}).get("pass") for node in diff["added"]}
+        view.apply_diff(diff)
+        for node_id, item in node_items(view).items():
+            assert nodes.setdefault(node_id, item.pos()) == item.pos()
+        for label, box in origin_boxes(view).items():
+            if label.startswith("line") and label in boxes and int(label.split()[-1]) not in grown:
+                assert box.rect() == boxes[label]
+            boxes[label] = box.rect()
+
+
+def test_clicking_a_node_or_a_box_header_emits_its_origin_line(view, qtbot):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    node_id = min(step(diffs, 2))
+    item = node_items(view)[node_id]
+    with qtbot.waitSignal(view.origin_selected) as signal:
+        click_at(qtbot, view, item.sceneBoundingRect().center())
+    assert signal.args == [FILE, STEP_LINE]
+    details = view.findChild(QPlainTextEdit, "graph_details").toPlainText()
+    assert f"made by line {STEP_LINE}, pass 2" in details
+    loss_box = origin_boxes(view)[f"line {LOSS_LINE} · pass 1"]
+    with qtbot.waitSignal(view.origin_selected) as signal:
+        click_at(qtbot, view, loss_box.header().center())
+    assert signal.args == [FILE, LOSS_LINE]
+
+
+def test_the_details_name_the_module_and_grow_to_show_the_saved_tensors(view):
+    graph, diffs = rnn_with_origins(2, module="model.rnn")
+    view.set_graph(graph)
+    mm = next(node["id"] for node in diffs[1]["added"] if node["name"] == "MmBackward0")
+    view.select_node(mm)
+    details = view.findChild(QPlainTextEdit, "graph_details")
+    assert f"made by line {STEP_LINE}, pass 2, in model.rnn" in details.toPlainText()
+    assert details.height() >= 0.3 * view.height()
+
+
+def test_highlight_origin_line_outlines_the_nodes_its_executions_made(view):
+    graph, diffs = rnn_with_origins(3)
+    view.set_graph(graph)
+    view.highlight_origin_line(STEP_LINE, FILE)
+    items = node_items(view)
+    marked = {i for i, item in items.items() if item.pen().color().name() == PALETTE["origin"]}
+    assert marked == step(diffs, 1) | step(diffs, 2) | step(diffs, 3) == view.origin_nodes()
+    assert all(box.marked == box.label.startswith(f"line {STEP_LINE}") for box in origin_boxes(view).values())
+    view.highlight_origin_line(STEP_LINE, "other_file.py")
+    assert not view.origin_nodes()
+    view.highlight_origin_line(0)
+    assert not any(item.pen().color().name() == PALETTE["origin"] for item in items.values())
+
+
+def test_code_view_says_which_line_the_mouse_is_over(qtbot):
+    code = CodeView()
+    qtbot.addWidget(code)
+    code.resize(500, 300)
+    code.show()
+    qtbot.waitExposed(code)
+    code.set_source("a = 1\nb = 2\nc = 3\n")
+    block = code.document().findBlockByNumber(1)
+    y = int(code.blockBoundingGeometry(block).translated(code.contentOffset()).center().y())
+    with qtbot.waitSignal(code.line_hovered) as signal:
+        qtbot.mouseMove(code.viewport(), QPoint(60, y))
+    assert signal.args == [2]
+    code.select_line(3)
+    assert code.textCursor().selectedText() == "c = 3" and code.cursor_line() == 3
