@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
@@ -40,20 +38,6 @@ def grad_mode() -> dict[str, bool]:
         return {"grad_enabled": True, "inference_mode": False}
     return {"grad_enabled": torch.is_grad_enabled(),
             "inference_mode": torch.is_inference_mode_enabled()}
-
-
-@contextmanager
-def outside_jit_tracing() -> Iterator[None]:
-    """Suspend ``torch.jit.trace`` while the engine looks at tensors, so its reads are not recorded."""
-    torch = sys.modules.get("torch")
-    state = torch._C._get_tracing_state() if torch is not None else None
-    if state is not None:
-        torch._C._set_tracing_state(None)
-    try:
-        yield
-    finally:
-        if state is not None:
-            torch._C._set_tracing_state(state)
 
 
 def frame_entry(frame: FrameType, line: int | None = None) -> dict[str, Any]:
