@@ -54,6 +54,10 @@ class SnapshotBuilder:
 
     def variables(self, frame: FrameType, show_hidden: bool = False) -> dict[str, Any]:
         """Summaries of a frame's locals (and, for a function frame, its globals apart)."""
+        self.summarizer.new_pause()
+        return self._variables(frame, show_hidden)
+
+    def _variables(self, frame: FrameType, show_hidden: bool) -> dict[str, Any]:
         summarize = self.summarizer.summarize
         local_ns = frame.f_locals
         out = {"vars": {k: summarize(v) for k, v in visible(local_ns, show_hidden).items()}}
@@ -80,6 +84,7 @@ class SnapshotBuilder:
         arg
             The trace event's argument: the return value at ``return``.
         """
+        self.summarizer.new_pause()
         frame, line = frames[0]
         snapshot: dict[str, Any] = {
             "step": step,
@@ -95,5 +100,5 @@ class SnapshotBuilder:
             "exception": None,
             "post_mortem": False,
         }
-        snapshot.update(self.variables(frames[selected][0]))
+        snapshot.update(self._variables(frames[selected][0], False))
         return snapshot
