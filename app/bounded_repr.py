@@ -154,6 +154,8 @@ class ReprBudget:
         return known is type(value)
 
 
+_PLAIN_TYPES = frozenset({int, float, complex, bool, str, bytes, type(None)})
+
 #: One budget for the lesson process: every repr of a pause draws on it.
 BUDGET = ReprBudget()
 
@@ -168,7 +170,8 @@ def _repr(value: Any) -> str:
 def bounded_repr(value: Any, limit: int = REPR_LIMIT) -> str:
     """``repr(value)`` built within bounds and cut to ``limit`` characters; never raises."""
     _REPR.top_limit = limit
-    text = BUDGET.call(_repr, value)
+    # Builtin scalars cannot run lesson code: no timer for them (arming one costs ~30 µs).
+    text = _repr(value) if type(value) in _PLAIN_TYPES else BUDGET.call(_repr, value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
