@@ -297,6 +297,7 @@ class LessonRunner:
             return "step_into", None, None
         return resume.action, resume.file, resume.line
 
+    @engine_reads()
     def _watch_changes(self, frame: FrameType) -> list[str]:
         """The watched expressions whose value differs from the last one seen.
 
@@ -305,18 +306,17 @@ class LessonRunner:
         function) is not compared at that line.
         """
         changed = []
-        with engine_reads():
-            for expression, before in self.watching.items():
-                try:
-                    value = eval(expression, frame.f_globals, frame.f_locals)
-                except Exception:
-                    if before is _UNSEEN:
-                        self.watching[expression] = _UNDEFINED
-                    continue
-                now = value_fingerprint(self.snapshots.summarizer.summarize(value))
-                if before is not _UNSEEN and now != before:
-                    changed.append(expression)
-                self.watching[expression] = now
+        for expression, before in self.watching.items():
+            try:
+                value = eval(expression, frame.f_globals, frame.f_locals)
+            except Exception:
+                if before is _UNSEEN:
+                    self.watching[expression] = _UNDEFINED
+                continue
+            now = value_fingerprint(self.snapshots.summarizer.summarize(value))
+            if before is not _UNSEEN and now != before:
+                changed.append(expression)
+            self.watching[expression] = now
         return changed
 
     def _keep_recording(self) -> bool:
