@@ -6,8 +6,8 @@ conditions). Those reads are tensor operations like any other, so without care a
 and count them, ``torch.jit.trace`` would record them, and Dynamo, whose frame hook stays
 set while the lesson is inside a ``torch.compile``d function, would compile the engine's
 own code. :func:`engine_reads` lifts all of that for the duration of the engine's work;
-:func:`learner_code` puts it back for code the learner typed (console, watches), which
-keeps the semantics it has in the lesson.
+:func:`learner_code` puts it back for code the learner typed (the console, the watch
+panel's evaluations), which keeps the semantics it has in the lesson.
 """
 
 from __future__ import annotations

@@ -16,8 +16,20 @@ from itertools import islice
 from typing import Any
 
 from app.bounded_repr import BUDGET, REPR_LIMIT, bounded_repr, timed
-from app.tensor_reading import (SPARSE_LAYOUTS, gather, layout_name, numpy_stats, sample_indices, shape_of,
-                                sparse_summary, strided_stats, tensor_values, values_of, why_no_values)
+from app.tensor_reading import (
+    NO_STATS,
+    SPARSE_LAYOUTS,
+    gather,
+    layout_name,
+    numpy_stats,
+    sample_indices,
+    shape_of,
+    sparse_summary,
+    strided_stats,
+    tensor_values,
+    values_of,
+    why_no_values,
+)
 
 __all__ = ["DEPTH_LIMIT", "ITEM_LIMIT", "REPR_LIMIT", "VALUE_LIMIT", "Summarizer", "TensorSummarizer",
            "bounded_repr", "node_name", "tensor_values", "version_of"]
@@ -34,9 +46,6 @@ PARAMETER_LIMIT = 200
 SORTED_SET_LIMIT = 200
 #: Lines of a module's structure shown in its repr.
 MODULE_REPR_LINES = 40
-
-_NO_STATS = {"min": None, "max": None, "mean": None, "std": None, "nan": 0, "inf": 0}
-
 
 def _torch():
     """The lesson's torch module, or None when the lesson never imported it."""
@@ -110,7 +119,7 @@ class TensorSummarizer:
         """The value fields: all values, a sample, sparse entries, or words saying why there are none."""
         reason = why_no_values(tensor)
         if reason is not None:
-            return {"values": None, "sampled": False, **_NO_STATS, "why_no_values": reason}
+            return {"values": None, "sampled": False, **NO_STATS, "why_no_values": reason}
         if layout in SPARSE_LAYOUTS:
             out = sparse_summary(tensor)
             out.update(values=None, sampled=False, why_no_values=(

@@ -26,6 +26,9 @@ ENTRY_LIMIT = 20
 #: Elements beyond which the inspector's full-values request refuses to densify or materialise.
 FULL_VALUES_LIMIT = 1 << 24
 
+#: The statistics fields of a tensor whose values are not read.
+NO_STATS = {"min": None, "max": None, "mean": None, "std": None, "nan": 0, "inf": 0}
+
 SPARSE_LAYOUTS = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
 
 
@@ -85,7 +88,7 @@ def _flat_view(tensor: Any) -> Any | None:
     if tensor.is_contiguous():
         return tensor.reshape(-1)
     expected = 1
-    for stride, size in sorted((st, sz) for st, sz in zip(tensor.stride(), tensor.shape) if sz != 1):
+    for stride, size in sorted((st, sz) for st, sz in zip(tensor.stride(), tensor.shape, strict=True) if sz != 1):
         if stride != expected:
             return None
         expected *= size
@@ -201,16 +204,11 @@ class Moments:
 
 def numpy_stats(values: np.ndarray) -> dict[str, Any]:
     """Statistics over an array already in hand (a small tensor's values or a sample)."""
-    empty = {"min": None, "max": None, "mean": None, "std": None, "nan": 0, "inf": 0}
     if values.size == 0 or values.dtype.kind in "cOUS":
-        return empty
+        return dict(NO_STATS)
     moments = Moments()
     moments.add_chunk(values.reshape(-1))
     return moments.stats()
-
-
-def _stats_dtype_ok(tensor: Any) -> bool:
-    return not tensor.is_complex()
 
 
 def strided_stats(tensor: Any) -> tuple[dict[str, Any], bool]:
@@ -223,8 +221,8 @@ def strided_stats(tensor: Any) -> tuple[dict[str, Any], bool]:
     flat = _flat_view(data) if data.numel() <= EXACT_STATS_LIMIT else None
     if flat is None:
         return numpy_stats(gather(data, sample_indices(data.numel(), STATS_SAMPLE))), True
-    if not _stats_dtype_ok(data):
-        return numpy_stats(np.empty(0)), False
+    if data.is_complex():  # no order, so no min or max: complex tensors have no stats
+        return dict(NO_STATS), False
     moments = Moments()
     for start in range(0, flat.numel(), CHUNK):
         moments.add_chunk(_chunk_numpy(flat[start:start + CHUNK]))
@@ -261,8 +259,7 @@ def sparse_summary(tensor: Any) -> dict[str, Any]:
         out["entries"] = _compressed_entries(data, layout, nnz)
         stored = data.values()
         exact = True
-    out.update(_sparse_stats(stored, data.numel()) if exact and _stats_dtype_ok(data) else
-               {"min": None, "max": None, "mean": None, "std": None, "nan": 0, "inf": 0})
+    out.update(_sparse_stats(stored, data.numel()) if exact and not data.is_complex() else NO_STATS)
     return out
 
 

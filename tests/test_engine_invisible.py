@@ -1,4 +1,4 @@
-"""The engine's reads at a pause are invisible to the lesson: its torch modes, subclasses and Dynamo see none of them."""
+"""The engine's reads at a pause are invisible to the lesson: its torch modes, subclasses and Dynamo see none."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import line_of
 
 from app import messages as m
-from conftest import line_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
