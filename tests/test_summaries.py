@@ -8,6 +8,7 @@ import time
 import numpy as np
 import pytest
 import torch
+from conftest import line_of
 from torch import nn
 
 from app.snapshot import is_hidden, visible
@@ -272,3 +273,31 @@ def test_full_values_refuse_to_densify_a_huge_sparse_tensor_or_view():
         tensor_values(torch.ones(2, device="meta"))
     assert tensor_values(_two_entries("csr"))[299, 299] == 2.0
     assert tensor_values(torch.ones(1).expand(5)).tolist() == [1.0] * 5
+
+
+def test_in_the_lesson_process_a_hanging_repr_and_a_huge_sparse_tensor_cost_a_bounded_pause(session, events, lesson):
+    path = lesson("""
+    import torch
+
+    class Hangs:
+        def __repr__(self):
+            while True:
+                pass
+
+    h = Hangs()
+    s = torch.sparse_coo_tensor([[0, 19999], [0, 19999]], [1.0, 2.0], (20000, 20000))
+    done = 1
+    done = 2
+    print("finished")
+    """)
+    session.breakpoints[path] = {line_of(path, "done = 1"): None}
+    session.start(path, stop_on_entry=False)
+    shown = events.pause()["vars"]
+    assert shown["h"]["repr"] == "<repr() did not return within 0.5 s>"
+    assert shown["s"]["nnz"] == 2 and shown["s"]["values"] is None
+    refused = events.reply(session.request("values", expression="s"))
+    assert not refused["ok"] and "400,000,000 elements" in refused["error"]["message"]
+    session.step_over()
+    assert events.pause()["vars"]["h"]["repr"] == "<repr() did not return within 0.5 s>"
+    session.resume()
+    assert events.end().status == "ok" and events.output("stdout") == "finished\n"
