@@ -1,7 +1,8 @@
 """``repr`` of lesson values within a size and a time bound (runs in the lesson process).
 
 Sizes are bounded the way :mod:`reprlib` does it: a container shows its first items and
-never builds the repr of the rest, a tensor inside one is a short ``Tensor[2, 3] float32``.
+never builds the repr of the rest, a tensor inside one is a short
+``tensor(shape=[2, 3], dtype=float32)``.
 Time is bounded because a ``repr`` is the lesson's code: one that loops or sleeps must
 not stall the pause.
 
@@ -84,14 +85,14 @@ _REPR = _LessonRepr()
 
 
 def short_tensor_repr(tensor: Any) -> str:
-    """``Tensor[2, 3] float32``, with the layout when it is not strided; reads no values."""
+    """``tensor(shape=[2, 3], dtype=float32)``, with the layout when it is not strided; reads no values."""
     try:
         shape = ", ".join(str(d) for d in tensor.shape)
     except RuntimeError:  # a strided nested tensor has no single shape
         shape = "nested"
     layout = str(tensor.layout).removeprefix("torch.")
     dtype = str(tensor.dtype).removeprefix("torch.")
-    return f"{type(tensor).__name__}[{shape}] {dtype}" + ("" if layout == "strided" else f" {layout}")
+    return f"tensor(shape=[{shape}], dtype={dtype}" + ("" if layout == "strided" else f", layout={layout}") + ")"
 
 
 class ReprBudget:

@@ -209,7 +209,7 @@ def test_a_long_list_builds_only_the_repr_it_shows():
     assert s["length"] == 10_000 and len(s["items"]) == ITEM_LIMIT and s["repr"].endswith("...]")
     assert _Counted.reprs <= 2 * ITEM_LIMIT
     tensors = Summarizer().summarize([torch.ones(4)] * 10_000)
-    assert tensors["repr"].startswith("[Tensor[4] float32, ")
+    assert tensors["repr"].startswith("[tensor(shape=[4], dtype=float32), ")
 
 
 def test_a_module_with_many_parameters_says_how_many_and_that_the_list_is_cut():
