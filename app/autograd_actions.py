@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.autograd_graph import find_tensors, node_id, node_kind, reachable_nodes, released
+from app.engine_reads import learner_code
 from app.summaries import Summarizer, node_name
 
 #: The console name under which the last ``autograd_grad`` results stay available (``_grads[0]``).
@@ -364,7 +365,8 @@ class AutogradActions:
 
     def _eval(self, expr: str) -> Any:
         local = {**self._locals, **self._console} if self._console else self._locals
-        return eval(expr, self._globals, local)  # noqa: S307 - the debugger console, on purpose
+        with learner_code():  # what the learner typed sees the lesson's torch modes, as in the lesson
+            return eval(expr, self._globals, local)  # noqa: S307 - the debugger console, on purpose
 
     def _eval_tensor(self, expr: str) -> Any:
         value = self._eval(expr)

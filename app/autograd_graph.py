@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from app.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
+from app.tensor_reading import why_no_values
 
 #: Key of a node's GradStep id in ``node.metadata``.
 METADATA_KEY = "gradstep_id"
@@ -187,7 +188,7 @@ def released(node: Any) -> bool | None:
 def _saved_tensor_summary(tensor: Any, names: dict[int, str], shape: list[int] | None = None) -> dict[str, Any]:
     """A light summary of a saved tensor: shape, dtype, small values, and its variable name if any."""
     numel = tensor.numel()
-    small = numel <= SAVED_VALUE_LIMIT and not tensor.is_meta
+    small = numel <= SAVED_VALUE_LIMIT and why_no_values(tensor) is None
     return {
         "type": "Tensor",
         "shape": list(tensor.shape) if shape is None else shape,

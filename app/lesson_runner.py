@@ -28,7 +28,8 @@ from typing import Any, BinaryIO
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
-from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
+from app.engine_reads import engine_reads, learner_code
+from app.snapshot import SnapshotBuilder, frame_entry
 from app.tracer import Tracer, untrace_imports
 
 #: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
@@ -299,6 +300,7 @@ class LessonRunner:
             return "step_into", None, None
         return resume.action, resume.file, resume.line
 
+    @engine_reads()
     def _watch_changes(self, frame: FrameType) -> list[str]:
         """The watched expressions whose value differs from the last one seen.
 
@@ -337,7 +339,7 @@ class LessonRunner:
                      watch_changed: list[str] | None = None) -> m.Resume:
         self.paused = True
         try:
-            with outside_jit_tracing():
+            with engine_reads():
                 self._flush()
                 self.step += 1
                 self.selected = 0
@@ -434,7 +436,8 @@ class LessonRunner:
         try:
             compile(source, "<console>", "eval")
         except SyntaxError:
-            exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
+            with learner_code():
+                exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
             return self._after_change(frame, {"ok": True, "value": None})
         result = self._actions(frame).evaluate(source)
         result["value"] = result.pop("summary", None)

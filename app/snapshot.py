@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
@@ -42,20 +40,6 @@ def grad_mode() -> dict[str, bool]:
             "inference_mode": torch.is_inference_mode_enabled()}
 
 
-@contextmanager
-def outside_jit_tracing() -> Iterator[None]:
-    """Suspend ``torch.jit.trace`` while the engine looks at tensors, so its reads are not recorded."""
-    torch = sys.modules.get("torch")
-    state = torch._C._get_tracing_state() if torch is not None else None
-    if state is not None:
-        torch._C._set_tracing_state(None)
-    try:
-        yield
-    finally:
-        if state is not None:
-            torch._C._set_tracing_state(state)
-
-
 def frame_entry(frame: FrameType, line: int | None = None) -> dict[str, Any]:
     """One row of the call stack."""
     return {"function": frame.f_code.co_name, "file": frame.f_code.co_filename,
@@ -70,6 +54,10 @@ class SnapshotBuilder:
 
     def variables(self, frame: FrameType, show_hidden: bool = False) -> dict[str, Any]:
         """Summaries of a frame's locals (and, for a function frame, its globals apart)."""
+        self.summarizer.new_pause()
+        return self._variables(frame, show_hidden)
+
+    def _variables(self, frame: FrameType, show_hidden: bool) -> dict[str, Any]:
         summarize = self.summarizer.summarize
         local_ns = frame.f_locals
         out = {"vars": {k: summarize(v) for k, v in visible(local_ns, show_hidden).items()}}
@@ -96,6 +84,7 @@ class SnapshotBuilder:
         arg
             The trace event's argument: the return value at ``return``.
         """
+        self.summarizer.new_pause()
         frame, line = frames[0]
         snapshot: dict[str, Any] = {
             "step": step,
@@ -111,5 +100,5 @@ class SnapshotBuilder:
             "exception": None,
             "post_mortem": False,
         }
-        snapshot.update(self.variables(frames[selected][0]))
+        snapshot.update(self._variables(frames[selected][0], False))
         return snapshot

@@ -3,6 +3,8 @@
 Runs inside the lesson process. A summary is a dict of builtins and numpy arrays; no
 torch object ever leaves this module. Tensor summaries are cached by identity and
 version, so a tensor that did not change between pauses costs a dictionary lookup.
+Every summary is bounded in the memory and time it takes, whatever the value: see
+:mod:`app.tensor_reading` for tensors and :mod:`app.bounded_repr` for everything shown as text.
 """
 
 from __future__ import annotations
@@ -10,77 +12,44 @@ from __future__ import annotations
 import math
 import sys
 import weakref
+from itertools import islice
 from typing import Any
 
-import numpy as np
+from app.bounded_repr import BUDGET, REPR_LIMIT, bounded_repr, timed
+from app.tensor_reading import (
+    NO_STATS,
+    SPARSE_LAYOUTS,
+    gather,
+    layout_name,
+    numpy_stats,
+    sample_indices,
+    shape_of,
+    sparse_summary,
+    strided_stats,
+    tensor_values,
+    values_of,
+    why_no_values,
+)
+
+__all__ = ["DEPTH_LIMIT", "ITEM_LIMIT", "REPR_LIMIT", "VALUE_LIMIT", "Summarizer", "TensorSummarizer",
+           "bounded_repr", "node_name", "tensor_values", "version_of"]
 
 #: Tensors with more elements than this send a sample of their values, not all of them.
 VALUE_LIMIT = 10_000
 #: Items of a list, tuple, dict or set summarised before the rest is counted only.
 ITEM_LIMIT = 20
-#: Characters of ``repr`` kept for values of other types.
-REPR_LIMIT = 300
 #: How deep containers nest before their items are only counted.
 DEPTH_LIMIT = 3
-
+#: Parameters of a module listed; beyond, they are counted only.
+PARAMETER_LIMIT = 200
+#: Sets up to this size list their items sorted by repr; larger ones in iteration order.
+SORTED_SET_LIMIT = 200
+#: Lines of a module's structure shown in its repr.
+MODULE_REPR_LINES = 40
 
 def _torch():
     """The lesson's torch module, or None when the lesson never imported it."""
     return sys.modules.get("torch")
-
-
-def bounded_repr(value: Any, limit: int = REPR_LIMIT) -> str:
-    """``repr(value)`` cut to ``limit`` characters; a failing ``repr`` is described, not raised."""
-    try:
-        text = repr(value)
-    except Exception as exc:  # a lesson's broken __repr__ must not break the pause
-        text = f"<repr failed: {type(exc).__name__}: {exc}>"
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
-
-
-def tensor_values(tensor: Any) -> np.ndarray:
-    """All of a tensor's values as a numpy array (bfloat16 and friends widened to float32)."""
-    torch = _torch()
-    data = tensor.detach()
-    if data.is_sparse or getattr(data, "is_quantized", False):
-        data = data.to_dense() if data.is_sparse else data.dequantize()
-    if data.dtype in (torch.bfloat16, torch.float16) or str(data.dtype).startswith("torch.float8"):
-        data = data.float()
-    if data.is_conj():
-        data = data.resolve_conj()
-    return data.cpu().numpy()
-
-
-def _stats(values: np.ndarray) -> dict[str, Any]:
-    """min/max/mean/std over the finite values, and how many are NaN or infinite."""
-    out: dict[str, Any] = {"min": None, "max": None, "mean": None, "std": None, "nan": 0, "inf": 0}
-    if values.size == 0 or values.dtype.kind in "cOUS":
-        return out
-    flat = values.reshape(-1)
-    if flat.dtype.kind == "f":
-        nan = np.isnan(flat)
-        inf = np.isinf(flat)
-        out["nan"] = int(nan.sum())
-        out["inf"] = int(inf.sum())
-        if out["nan"] or out["inf"]:
-            flat = flat[~(nan | inf)]
-        if flat.size == 0:
-            return out
-    as_float = flat.astype(np.float64, copy=False)
-    out["min"] = float(as_float.min())
-    out["max"] = float(as_float.max())
-    out["mean"] = float(as_float.mean())
-    out["std"] = float(as_float.std(ddof=1)) if as_float.size > 1 else 0.0
-    return out
-
-
-def _sample(values: np.ndarray, limit: int) -> np.ndarray:
-    """Evenly spaced values of the flattened array, ``limit`` of them."""
-    flat = values.reshape(-1)
-    idx = np.linspace(0, flat.size - 1, num=limit).astype(np.int64)
-    return flat[idx]
 
 
 class TensorSummarizer:
@@ -100,7 +69,7 @@ class TensorSummarizer:
             version_of(tensor),
             tensor.requires_grad,
             id(tensor.grad_fn),
-            tensor.shape,
+            None if tensor.is_nested else tensor.shape,
             None if grad is None else (id(grad), version_of(grad)),
             tensor.retains_grad,
         )
@@ -123,10 +92,12 @@ class TensorSummarizer:
     def _build(self, tensor: Any) -> dict[str, Any]:
         torch = _torch()
         grad_fn = tensor.grad_fn
+        numel = int(tensor.numel())
         summary: dict[str, Any] = {
             "type": "Parameter" if isinstance(tensor, torch.nn.Parameter) else "Tensor",
-            "shape": [int(d) for d in tensor.shape],
+            "shape": shape_of(tensor),
             "dtype": str(tensor.dtype).removeprefix("torch."),
+            "layout": layout_name(tensor),
             "device": str(tensor.device),
             "requires_grad": bool(tensor.requires_grad),
             "is_leaf": bool(tensor.is_leaf),
@@ -134,25 +105,33 @@ class TensorSummarizer:
             "retains_grad": bool(tensor.retains_grad),
             "version": version_of(tensor),
             "is_inference": bool(tensor.is_inference()),
-            "numel": int(tensor.numel()),
-            "nbytes": int(tensor.numel() * tensor.element_size()),
+            "numel": numel,
+            "nbytes": numel * tensor.element_size(),
             "is_parameter": isinstance(tensor, torch.nn.Parameter),
             "id": id(tensor),
         }
-        if tensor.device.type == "meta":
-            summary.update(values=None, sampled=False, min=None, max=None, mean=None, std=None, nan=0, inf=0)
-        else:
-            values = tensor_values(tensor)
-            summary.update(_stats(values))
-            if values.size > self.value_limit:
-                summary["values"] = _sample(values, self.value_limit)
-                summary["sampled"] = True
-            else:
-                summary["values"] = values
-                summary["sampled"] = False
+        summary.update(self._values(tensor, summary["layout"], numel))
         grad = tensor.grad if tensor.is_leaf else None
         summary["grad"] = self.summarize(grad) if grad is not None else None
         return summary
+
+    def _values(self, tensor: Any, layout: str, numel: int) -> dict[str, Any]:
+        """The value fields: all values, a sample, sparse entries, or words saying why there are none."""
+        reason = why_no_values(tensor)
+        if reason is not None:
+            return {"values": None, "sampled": False, **NO_STATS, "why_no_values": reason}
+        if layout in SPARSE_LAYOUTS:
+            out = sparse_summary(tensor)
+            out.update(values=None, sampled=False, why_no_values=(
+                f"a {layout.removeprefix('sparse_').upper()} sparse tensor stores {out['nnz']:,} of its "
+                f"{numel:,} elements: they are shown as (index, value) entries, not as a dense copy"))
+            return out
+        if numel <= self.value_limit:
+            values = values_of(tensor)
+            return {"values": values, "sampled": False, **numpy_stats(values), "stats_sampled": False}
+        stats, from_sample = strided_stats(tensor)
+        return {"values": gather(tensor, sample_indices(numel, self.value_limit)), "sampled": True,
+                **stats, "stats_sampled": from_sample}
 
 
 def version_of(tensor: Any) -> int | None:
@@ -207,13 +186,20 @@ class Summarizer:
             out["value"] = value if math.isfinite(value) else repr(value)
         return out
 
+    def new_pause(self) -> None:
+        """A pause starts: its slow reprs get a fresh time budget."""
+        BUDGET.new_pause()
+
     def _container(self, value: Any, depth: int) -> dict[str, Any]:
         if isinstance(value, dict):
-            pairs = list(value.items())[:ITEM_LIMIT]
+            pairs = islice(value.items(), ITEM_LIMIT)
             items = [[bounded_repr(k, 60), self.summarize(v, depth + 1)] for k, v in pairs]
         else:
-            seq = value if isinstance(value, (list, tuple)) else sorted(value, key=repr)
-            items = [self.summarize(v, depth + 1) for v in list(seq)[:ITEM_LIMIT]]
+            if isinstance(value, (list, tuple)) or len(value) > SORTED_SET_LIMIT:
+                seq = value
+            else:
+                seq = sorted(value, key=bounded_repr)
+            items = [self.summarize(v, depth + 1) for v in islice(seq, ITEM_LIMIT)]
         return {
             "type": type(value).__name__,
             "repr": bounded_repr(value),
@@ -223,22 +209,25 @@ class Summarizer:
 
     def _module(self, module: Any) -> dict[str, Any]:
         params = []
-        for name, p in list(module.named_parameters())[:200]:
+        for name, p in islice(module.named_parameters(), PARAMETER_LIMIT):
             params.append(
                 {
                     "name": name,
-                    "shape": [int(d) for d in p.shape],
+                    "shape": shape_of(p),
                     "requires_grad": bool(p.requires_grad),
                     "has_grad": p.grad is not None,
                     "summary": self.tensors.summarize(p),
                 }
             )
+        count = parameter_count(module)
         return {
             "type": type(module).__name__,
             "module": True,
             "training": bool(module.training),
             "parameters": params,
-            "repr": bounded_repr(module, 2000),
+            "parameter_count": count,
+            "parameters_cut": count > len(params),
+            "repr": module_repr(module),
         }
 
     def _packed(self, packed: Any, depth: int) -> dict[str, Any]:
@@ -253,3 +242,50 @@ class Summarizer:
             "unsorted_indices": opt(packed.unsorted_indices),
             "repr": bounded_repr(packed),
         }
+
+
+def parameter_count(module: Any) -> int:
+    """How many distinct parameters ``module.parameters()`` yields, counted without building them all.
+
+    ``named_parameters`` hashes every tensor and builds every name; ids are enough to count.
+    """
+    seen: set[int] = set()
+    for mod in module.modules():
+        seen.update(id(p) for p in mod._parameters.values() if p is not None)
+    return len(seen)
+
+
+def module_repr(module: Any, limit: int = 2000) -> str:
+    """A module's repr as ``nn.Module`` prints it, built only as far as :data:`MODULE_REPR_LINES` lines.
+
+    A module that defines its own ``__repr__`` gets a bounded call of it instead.
+    """
+    torch = _torch()
+    if type(module).__repr__ is not torch.nn.Module.__repr__:
+        return bounded_repr(module, limit)
+    text = timed(_module_lines, module)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _module_lines(module: Any) -> str:
+    lines: list[str] = []
+
+    def add(mod: Any, prefix: str, indent: str) -> bool:
+        """Append ``mod``'s lines; False once the line budget is spent."""
+        if len(lines) >= MODULE_REPR_LINES:
+            lines.append(indent + "…")
+            return False
+        head = f"{indent}{prefix}{type(mod).__name__}({mod.extra_repr()}"
+        children = [(name, child) for name, child in mod._modules.items() if child is not None]
+        if not children:
+            lines.append(head + ")")
+            return True
+        lines.append(head)
+        for name, child in children:
+            if not add(child, f"({name}): ", indent + "  "):
+                return False
+        lines.append(indent + ")")
+        return True
+
+    add(module, "", "")
+    return "\n".join(lines)

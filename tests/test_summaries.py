@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
+import pytest
 import torch
+from conftest import line_of
 from torch import nn
 
 from app.snapshot import is_hidden, visible
-from app.summaries import VALUE_LIMIT, Summarizer
+from app.summaries import ITEM_LIMIT, PARAMETER_LIMIT, VALUE_LIMIT, Summarizer
+from app.tensor_reading import ValuesUnavailable, tensor_values
 
 
 def test_tensor_summary_has_every_flag_and_value():
@@ -103,3 +107,197 @@ def test_modules_functions_classes_and_dunders_are_hidden_by_default():
     assert list(visible(namespace)) == ["x", "layer"]
     assert is_hidden("print", print)
     assert len(visible(namespace, show_hidden=True)) == len(namespace)
+
+
+# ---- bounded summaries ------------------------------------------------------------------
+
+def _two_entries(layout: str) -> torch.Tensor:
+    coo = torch.sparse_coo_tensor([[0, 299], [0, 299]], [1.0, 2.0], (300, 300))
+    return {"coo": coo, "csr": coo.coalesce().to_sparse_csr(), "csc": coo.coalesce().to_sparse_csc(),
+            "bsr": coo.coalesce().to_sparse_bsr((3, 3))}[layout]
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr", "csc", "bsr"])
+def test_sparse_tensors_show_layout_nnz_and_entries_never_a_dense_copy(layout):
+    s = Summarizer().summarize(_two_entries(layout))
+    assert s["layout"] == f"sparse_{layout}" and s["shape"] == [300, 300] and s["nnz"] == 2
+    entries = {tuple(index): value for index, value in s["entries"]}
+    assert entries[(0, 0)] == 1.0 and entries[(299, 299)] == 2.0
+    assert s["values"] is None and "sparse" in s["why_no_values"] and "2 of its 90,000" in s["why_no_values"]
+    assert (s["min"], s["max"]) == (0.0, 2.0) and math.isclose(s["mean"], 3.0 / 90_000)
+
+
+def test_an_expanded_view_is_summarised_from_a_sample():
+    s = Summarizer().summarize(torch.ones(1).expand(2_000_000))
+    assert s["shape"] == [2_000_000] and s["sampled"] and s["stats_sampled"]
+    assert s["values"].size == VALUE_LIMIT and (s["min"], s["max"], s["mean"], s["std"]) == (1.0, 1.0, 1.0, 0.0)
+
+
+def test_a_large_tensor_has_exact_stats_read_chunk_by_chunk():
+    t = torch.arange(3_000_000, dtype=torch.float32)
+    t[5] = float("nan")
+    t[7] = float("-inf")
+    s = Summarizer().summarize(t)
+    finite = t[torch.isfinite(t)].double()
+    assert not s["stats_sampled"] and (s["nan"], s["inf"]) == (1, 1)
+    assert (s["min"], s["max"]) == (0.0, 2_999_999.0)
+    assert math.isclose(s["mean"], float(finite.mean()), rel_tol=1e-12)
+    assert math.isclose(s["std"], float(finite.std()), rel_tol=1e-9)
+    transposed = Summarizer().summarize(torch.arange(2_000_000.0).reshape(1000, 2000).t())
+    assert not transposed["stats_sampled"] and transposed["max"] == 1_999_999.0
+
+
+class _Wrapper(torch.Tensor):
+    dispatched = 0
+
+    @staticmethod
+    def __new__(cls, elem):
+        return torch.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, requires_grad=True)
+
+    def __init__(self, elem):
+        self.elem = elem
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        cls.dispatched += 1
+        return func(*[a.elem if isinstance(a, _Wrapper) else a for a in args], **(kwargs or {}))
+
+
+def _fake() -> torch.Tensor:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        return torch.ones(2, 3)
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]), "nested tensor"),
+    (lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged), "nested tensor"),
+    (lambda: _Wrapper(torch.ones(2, 3)), "__torch_dispatch__"),
+    (lambda: torch.ones(2, 3, device="meta", requires_grad=True), "meta tensor"),
+    (_fake, "fake tensor"),
+], ids=["nested-strided", "nested-jagged", "wrapper-subclass", "meta", "fake"])
+def test_tensors_without_readable_values_show_their_metadata_and_say_why(make, reason):
+    tensor = make()
+    _Wrapper.dispatched = 0
+    s = Summarizer().summarize(tensor)
+    assert reason in s["why_no_values"] and s["values"] is None
+    assert s["type"] == "Tensor" and s["dtype"] == "float32" and s["device"] in ("cpu", "meta")
+    assert s["layout"] in ("strided", "jagged") and s["grad_fn"] is None
+    assert s["requires_grad"] == tensor.requires_grad and len(s["shape"]) == tensor.dim()
+    assert _Wrapper.dispatched == 0  # the subclass's own code never ran
+
+
+def test_nested_shapes_name_their_ragged_dimension():
+    summarize = Summarizer().summarize
+    assert summarize(torch.nested.nested_tensor([torch.ones(2, 4), torch.ones(3, 4)]))["shape"] == [2, "*", 4]
+    assert summarize(torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged))["shape"][1] \
+        .startswith("j")
+
+
+class _Counted:
+    reprs = 0
+
+    def __repr__(self):
+        _Counted.reprs += 1
+        return "counted"
+
+
+def test_a_long_list_builds_only_the_repr_it_shows():
+    _Counted.reprs = 0
+    s = Summarizer().summarize([_Counted() for _ in range(10_000)])
+    assert s["length"] == 10_000 and len(s["items"]) == ITEM_LIMIT and s["repr"].endswith("...]")
+    assert _Counted.reprs <= 2 * ITEM_LIMIT
+    tensors = Summarizer().summarize([torch.ones(4)] * 10_000)
+    assert tensors["repr"].startswith("[tensor(shape=[4], dtype=float32), ")
+
+
+def test_a_module_with_many_parameters_says_how_many_and_that_the_list_is_cut():
+    model = nn.Sequential(*[nn.Linear(2, 2) for _ in range(500)])
+    s = Summarizer().summarize(model)
+    assert s["parameter_count"] == 1000 and s["parameters_cut"] and len(s["parameters"]) == PARAMETER_LIMIT
+    assert s["repr"].startswith("Sequential(\n  (0): Linear(in_features=2, out_features=2, bias=True)")
+    assert s["repr"].endswith("…") and len(s["repr"]) <= 2000
+    small = Summarizer().summarize(nn.Linear(3, 2))
+    assert (small["parameter_count"], small["parameters_cut"]) == (2, False)
+    assert small["repr"] == repr(nn.Linear(3, 2))
+
+
+class _Hangs:
+    calls = 0
+
+    def __repr__(self):
+        type(self).calls += 1
+        while True:
+            pass
+
+
+def test_a_repr_that_never_returns_gets_a_placeholder_and_is_not_retried():
+    summarizer = Summarizer()
+    hangs = _Hangs()
+    _Hangs.calls = 0
+    summarizer.new_pause()
+    assert summarizer.summarize(hangs)["repr"] == "<repr() did not return within 0.5 s>"
+    summarizer.new_pause()
+    assert summarizer.summarize(hangs)["repr"] == "<repr() did not return within 0.5 s>"
+    assert _Hangs.calls == 1
+
+
+def test_one_pause_spends_at_most_its_budget_on_slow_reprs():
+    summarizer = Summarizer()
+    _Hangs.calls = 0
+    summarizer.new_pause()
+    shown = [summarizer.summarize(_Hangs())["repr"] for _ in range(3)]
+    assert shown[-1].startswith("<repr() not run: this pause already spent 1 s")
+    assert _Hangs.calls == 2
+
+
+def test_a_repr_that_sleeps_is_cut_short_too():
+    class Sleeps:
+        def __repr__(self):
+            time.sleep(10)
+            return "late"
+
+    summarizer = Summarizer()
+    summarizer.new_pause()
+    assert summarizer.summarize(Sleeps())["repr"] == "<repr() did not return within 0.5 s>"
+
+
+def test_full_values_refuse_to_densify_a_huge_sparse_tensor_or_view():
+    huge = torch.sparse_coo_tensor([[0, 19_999], [0, 19_999]], [1.0, 2.0], (20_000, 20_000))
+    with pytest.raises(ValuesUnavailable, match="400,000,000 elements"):
+        tensor_values(huge)
+    with pytest.raises(ValuesUnavailable, match="200,000,000 elements over 4 bytes"):
+        tensor_values(torch.ones(1).expand(200_000_000))
+    with pytest.raises(ValuesUnavailable, match="meta tensor"):
+        tensor_values(torch.ones(2, device="meta"))
+    assert tensor_values(_two_entries("csr"))[299, 299] == 2.0
+    assert tensor_values(torch.ones(1).expand(5)).tolist() == [1.0] * 5
+
+
+def test_in_the_lesson_process_a_hanging_repr_and_a_huge_sparse_tensor_cost_a_bounded_pause(session, events, lesson):
+    path = lesson("""
+    import torch
+
+    class Hangs:
+        def __repr__(self):
+            while True:
+                pass
+
+    h = Hangs()
+    s = torch.sparse_coo_tensor([[0, 19999], [0, 19999]], [1.0, 2.0], (20000, 20000))
+    done = 1
+    done = 2
+    print("finished")
+    """)
+    session.breakpoints[path] = {line_of(path, "done = 1"): None}
+    session.start(path, stop_on_entry=False)
+    shown = events.pause()["vars"]
+    assert shown["h"]["repr"] == "<repr() did not return within 0.5 s>"
+    assert shown["s"]["nnz"] == 2 and shown["s"]["values"] is None
+    refused = events.reply(session.request("values", expression="s"))
+    assert not refused["ok"] and "400,000,000 elements" in refused["error"]["message"]
+    session.step_over()
+    assert events.pause()["vars"]["h"]["repr"] == "<repr() did not return within 0.5 s>"
+    session.resume()
+    assert events.end().status == "ok" and events.output("stdout") == "finished\n"
