@@ -63,7 +63,7 @@ from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions
 AUTOSAVE_MS = 1500
 #: Shares of the window in the default layout: the graph's column, the lessons/notes column,
 #: the bottom strip's height, and the variables' part of that strip.
-GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.3, 0.64
+GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.7
 MIN_BOTTOM_HEIGHT = 220
 #: Below this the panels crush: code and graph lose their lines, the variables their grad columns.
 MIN_WIDTH, MIN_HEIGHT = 1120, 700
