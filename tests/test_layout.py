@@ -10,6 +10,7 @@ from app.session import Session
 from app.workspace import LESSONS_DIR, Workspace
 from widgets import settings
 from widgets.main_window import MIN_HEIGHT, MIN_WIDTH, MainWindow
+from widgets.variables_view import GRAD_COLUMNS, HEADERS
 
 SIZES = [(1280, 800), (1600, 1000), (1920, 1080)]
 LOOPS = LESSONS_DIR / "03_loops.py"
@@ -124,3 +125,85 @@ def test_run_to_end_runs_the_lesson_through(qtbot, window_on):
     qtbot.waitUntil(lambda: window._end is not None, timeout=30_000)
     assert window._end.status == "ok" and "Finished" in window.state_label.text()
     qtbot.waitUntil(lambda: "sum 4.0" in window.console.output.toPlainText())
+
+
+def code_line(path, start: str) -> int:
+    """The 1-based number of the first line of code (not a note) that starts with ``start``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(n for n, text in enumerate(lines, 1) if text.strip().startswith(start))
+
+
+def run_to(qtbot, window, line):
+    window.code_view.go_to_line(line)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, line)
+
+
+def test_the_grad_state_columns_are_in_sight_at_1280(qtbot, make_window):
+    window = make_window(1280, 800, LESSONS_DIR / "11_inplace_version.py")
+    run_to(qtbot, window, code_line(LESSONS_DIR / "11_inplace_version.py", "c = b + 1"))
+    tree = window.variables_view.tree
+    header, width = tree.header(), tree.viewport().width()
+    assert window.docks["variables"].isVisible() and tree.model().rowCount() > 0
+    for column in GRAD_COLUMNS:
+        left = header.sectionViewportPosition(column)
+        assert 0 <= left and left + header.sectionSize(column) <= width, HEADERS[column]
+
+
+def in_sight(widget, scroll) -> bool:
+    """Whether ``widget`` lies wholly inside the scroll area's viewport (nothing to scroll to see it)."""
+    rect = QRect(widget.mapTo(scroll.viewport(), widget.rect().topLeft()), widget.size())
+    return widget.isVisible() and scroll.viewport().rect().contains(rect)
+
+
+def test_backward_results_and_error_card_in_sight_at_1600(qtbot, make_window):
+    window = make_window(1600, 1000)
+    run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
+    window.docks["backward"].raise_()
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4)  # W_xh, W_hh, b_h, inputs
+    qtbot.waitUntil(lambda: in_sight(panel.table, panel._scroll) and in_sight(panel.notes, panel._scroll))
+    assert in_sight(panel.preview_button, panel._scroll)
+    for _ in range(2):  # the second backward fails: the graph was freed
+        with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+            qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: in_sight(panel.card, panel._scroll))
+    assert in_sight(panel.card.lesson_link, panel._scroll)
+
+
+def block(window, line):
+    return window.code_view.document().findBlockByNumber(line - 1)
+
+
+def test_notes_cells_open_folded_and_line_numbers_stay_the_files(qtbot, make_window):
+    window = make_window(1280, 800)
+    view = window.code_view
+    lines = LOOPS.read_text(encoding="utf-8").splitlines()
+    marker = lines.index("# %% [markdown]", code_line(LOOPS, "def ")) + 1  # a notes cell after code
+    fold = view.notes_folding.marker_at(marker)
+    assert fold is not None and fold.folded and "The graph grows by one piece per step" in fold.labels["en"]
+    assert block(window, marker).isVisible()
+    assert not any(block(window, n).isVisible() for n in range(marker + 1, fold.end + 1))
+    loop = code_line(LOOPS, "h_t = torch.tanh(")
+    run_to(qtbot, window, loop)
+    assert view.current_line() == loop and block(window, loop).text() == lines[loop - 1]
+    assert block(window, loop).isVisible() and fold.folded
+    rect = view.blockBoundingGeometry(block(window, marker)).translated(view.contentOffset())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    assert not fold.folded and all(block(window, n).isVisible() for n in range(marker, fold.end + 1))
+
+
+def test_going_to_a_line_in_a_folded_cell_opens_it_and_the_view_menu_folds_all(qtbot, make_window):
+    window = make_window(1280, 800)
+    view = window.code_view
+    header = view.notes_folding.folds()[0]
+    view.go_to_line(header.end)
+    assert not header.folded and block(window, header.end).isVisible()
+    fold_all = next(a for a in window.view_menu.actions() if a.text() == "&Fold All Notes")
+    fold_all.trigger()
+    assert all(fold.folded for fold in view.notes_folding.folds())
+    window.set_language("zh")
+    assert header.labels["zh"] and header.labels["zh"] != header.labels["en"]

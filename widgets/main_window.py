@@ -4,7 +4,8 @@ Features
 --------
 * The teaching layout: the code and the graph side by side, the graph full height with the
   larger share (and every pixel of extra width); lessons and notes tabbed on the left; the
-  variables, backward, output, inspector, call stack and watch in a strip under the code.
+  variables (tabbed with backward, inspector, call stack) and the output (with watch) in a
+  strip under the code. View > Fold / Unfold All Notes for the code view's notes cells.
 * Docks with stable object names (lessons, notes, variables, inspector, console, stack,
   watch, graph, backward), each toggled from the View menu; layout and geometry saved on
   close and restored on start; View > Reset Layout; a minimum size that crushes no panel.
@@ -175,8 +176,8 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(docks["lessons"], docks["notes"])
         self.splitDockWidget(docks["variables"], docks["console"], Qt.Orientation.Horizontal)
         self.tabifyDockWidget(docks["variables"], docks["backward"])
+        self.tabifyDockWidget(docks["variables"], docks["inspector"])
         self.tabifyDockWidget(docks["variables"], docks["stack"])
-        self.tabifyDockWidget(docks["console"], docks["inspector"])
         self.tabifyDockWidget(docks["console"], docks["watch"])
         for name in ("notes", "variables", "console"):
             docks[name].raise_()
@@ -230,6 +231,8 @@ class MainWindow(QMainWindow):
             action.setCheckable(True)
             action.setChecked(code == self.language)
             self.language_actions[code] = action
+        self.view_menu.addAction("&Fold All Notes", lambda: self.code_view.fold_notes(True))
+        self.view_menu.addAction("&Unfold All Notes", lambda: self.code_view.fold_notes(False))
         self.view_menu.addAction("&Reset Layout", self.reset_layout)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction("&About GradStep", self._about)
@@ -781,6 +784,7 @@ class MainWindow(QMainWindow):
         for code, action in self.language_actions.items():
             action.setChecked(code == language)
         self.notes_view.set_language(language)
+        self.code_view.set_language(language)
         self.lesson_browser.set_language(language)
 
     def reset_layout(self) -> None:
@@ -830,6 +834,7 @@ class MainWindow(QMainWindow):
         if not header.isEmpty():
             self.variables_view.restore_header_state(header)
         self.notes_view.set_language(self.language)
+        self.code_view.set_language(self.language)
 
     def _about(self) -> None:
         QMessageBox.about(self, "About GradStep",
