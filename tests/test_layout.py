@@ -139,9 +139,11 @@ def run_to(qtbot, window, line):
     wait_paused(qtbot, window, line)
 
 
-def test_the_grad_state_columns_are_in_sight_at_1280(qtbot, make_window):
-    window = make_window(1280, 800, LESSONS_DIR / "11_inplace_version.py")
-    run_to(qtbot, window, code_line(LESSONS_DIR / "11_inplace_version.py", "c = b + 1"))
+@pytest.mark.parametrize(("lesson", "line"), [("11_inplace_version.py", "c = b + 1"),
+                                            ("03_loops.py", "h_t.retain_grad()")])  # a long name: hidden_states
+def test_the_grad_state_columns_are_in_sight_at_1280(qtbot, make_window, lesson, line):
+    window = make_window(1280, 800, LESSONS_DIR / lesson)
+    run_to(qtbot, window, code_line(LESSONS_DIR / lesson, line))
     tree = window.variables_view.tree
     header, width = tree.header(), tree.viewport().width()
     assert window.docks["variables"].isVisible() and tree.model().rowCount() > 0

@@ -66,6 +66,8 @@ AUTOSAVE_MS = 1500
 #: the bottom strip's height, and the variables' part of that strip.
 GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.7
 MIN_BOTTOM_HEIGHT = 220
+#: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
+MIN_LESSONS_WIDTH = 190
 #: Below this the panels crush: code and graph lose their lines, the variables their grad columns.
 MIN_WIDTH, MIN_HEIGHT = 1120, 700
 #: Bumped when the default layout changes, so a layout saved by an older version is not restored.
@@ -186,7 +188,8 @@ class MainWindow(QMainWindow):
         """The teaching layout's proportions: code and graph side by side, the graph the larger share."""
         width, height = self.width(), self.height()
         docks = self.docks
-        self.resizeDocks([docks["lessons"], docks["graph"]], [int(width * LESSONS_SHARE), int(width * GRAPH_SHARE)],
+        self.resizeDocks([docks["lessons"], docks["graph"]],
+                         [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
                          Qt.Orientation.Horizontal)
         self.resizeDocks([docks["variables"]], [max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)],
                          Qt.Orientation.Vertical)

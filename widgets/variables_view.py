@@ -683,8 +683,12 @@ class VariablesView(QWidget):
         bold.setBold(True)
         needed = self.model.name_width(QFontMetrics(bold), self._tree.indentation()) + 12
         header = self._tree.header()
-        if header.sectionSize(NAME) < needed:
-            header.resizeSection(NAME, min(needed, MAX_NAME_WIDTH))
+        # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
+        room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
+                                                    if not header.isSectionHidden(c))
+        limit = max(min(MAX_NAME_WIDTH, room), INITIAL_WIDTHS[NAME])
+        if header.sectionSize(NAME) < min(needed, limit):
+            header.resizeSection(NAME, min(needed, limit))
 
     # ---- handlers ---------------------------------------------------------------------------
 
