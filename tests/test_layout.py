@@ -172,7 +172,9 @@ def test_backward_results_and_error_card_in_sight_at_1600(qtbot, make_window):
     for _ in range(2):  # the second backward fails: the graph was freed
         with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
             qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: in_sight(panel.card, panel._scroll))
+    qtbot.waitUntil(panel.card.isVisible)
+    scroll = panel._scroll
+    assert in_sight(panel.card, scroll), (panel.card.geometry(), scroll.viewport().size(), scroll.verticalScrollBar().value(), panel.size())
     assert in_sight(panel.card.lesson_link, panel._scroll)
 
 

@@ -172,6 +172,7 @@ class BackwardPanel(QWidget):
         self.card.lesson_requested.connect(self.lesson_requested)
         self.card.hide()
         self.results_title = QLabel()
+        self.results_title.setWordWrap(True)
         self.results_title.setStyleSheet("font-weight: bold;")
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("grad_table")
@@ -189,7 +190,7 @@ class BackwardPanel(QWidget):
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        form_side = QVBoxLayout()
+        self._form_side = form_side = QVBoxLayout()
         form_side.addWidget(self.state_label)
         form_side.addWidget(tabs)
         form_side.addStretch(1)
@@ -215,7 +216,7 @@ class BackwardPanel(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(content)
         self._scroll = scroll
-        layout = QVBoxLayout(self)
+        self._outer = layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(scroll, 1)
         layout.addWidget(self._build_replay_bar())
@@ -225,6 +226,12 @@ class BackwardPanel(QWidget):
         super().resizeEvent(event)
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
+        # Wide and short: the replay controls go under the form, leaving the panel's height to the
+        # results and the error card; narrow: under everything, always in sight.
+        home, away = (self._form_side, self._outer) if wide else (self._outer, self._form_side)
+        if home.indexOf(self.replay_bar) < 0:
+            away.removeWidget(self.replay_bar)
+            home.addWidget(self.replay_bar)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -237,6 +244,7 @@ class BackwardPanel(QWidget):
                                    "or requires_grad=True")
         self.root_combo.currentIndexChanged.connect(self._on_root_combo_current_index_changed)
         self.root_info = QLabel()
+        self.root_info.setWordWrap(True)  # a narrow form wraps it rather than widening the panel
         self.root_info.setObjectName("root_info")
         self.gradient_combo = QComboBox()
         self.gradient_combo.currentIndexChanged.connect(self._on_gradient_combo_current_index_changed)

@@ -21,7 +21,7 @@ from app.lesson_format import LessonFormatError, parse_lesson
 #: Characters of a cell's heading or first words shown on its marker.
 LABEL_LENGTH = 70
 FOLDED_SIGN, OPEN_SIGN = "▸", "▾"
-_MARKUP = re.compile(r"^#+\s*|[*`_]")
+_MARKUP = re.compile(r"^#+\s*|[*`]")
 
 
 @dataclass
