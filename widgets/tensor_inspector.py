@@ -59,6 +59,7 @@ PLACEHOLDER = "Select a tensor in Variables to inspect it"
 #: Pixels around a cell's text, and values measured to size a column.
 CELL_PADDING = 14
 WIDTH_SAMPLE = 2000
+MEASURED_TEXTS = 16
 #: Pixels a 1-D tensor's plot keeps beside its column of values.
 MIN_PLOT_WIDTH = 120
 ROOT = QModelIndex()
@@ -81,7 +82,9 @@ def cell_width(metrics: QFontMetrics, plane: np.ndarray, header_width: int = 0) 
         # The extremes are often the longest texts (a big exact integer, a large negative float).
         extremes = [flat.min(), flat.max()] if flat.dtype.kind in "biuf" else []
         flat = np.concatenate([sample, np.asarray(extremes, dtype=flat.dtype)])
-    widest = max((metrics.horizontalAdvance(text) for text in {format_value(value) for value in flat}), default=0)
+    # Only the longest texts can be the widest: measuring a few of them is as good as measuring all.
+    longest = sorted({format_value(value) for value in flat}, key=len)[-MEASURED_TEXTS:]
+    widest = max((metrics.horizontalAdvance(text) for text in longest), default=0)
     return max(widest, header_width, metrics.horizontalAdvance("0.00")) + CELL_PADDING
 
 
