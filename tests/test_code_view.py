@@ -448,3 +448,33 @@ def test_screenshot_of_a_paused_lesson(qtbot, view):
     path = Path("/tmp/code_view.png")
     view.grab().save(str(path))
     assert path.stat().st_size > 0
+
+
+NOTES_LESSON = '''# %% [markdown]
+# [en]
+# # Keeping the graph with retain_graph
+# Why a second backward needs it.
+# [zh]
+# # 用 retain_graph 保留计算图
+# 为什么第二次 backward 需要它。
+
+# %%
+x = 1
+'''
+
+
+def test_notes_cells_fold_to_a_marker_and_an_edit_keeps_them_folded(qtbot):
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.set_source(NOTES_LESSON)
+    [fold] = view.notes_folding.folds()
+    assert (fold.start, fold.end, fold.folded) == (1, 7, True)  # the blank line after the cell stays in sight
+    assert fold.labels == {"en": "Keeping the graph with retain_graph", "zh": "用 retain_graph 保留计算图"}
+    document = view.document()
+    assert [document.findBlockByNumber(n).isVisible() for n in range(10)] == [True] + [False] * 6 + [True] * 3
+    cursor = view.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    view.setTextCursor(cursor)
+    qtbot.keyClick(view, Qt.Key_Return)
+    qtbot.keyClicks(view, "y = 2")
+    assert view.notes_folding.folds()[0].folded and not document.findBlockByNumber(3).isVisible()

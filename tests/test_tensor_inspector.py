@@ -223,3 +223,26 @@ def test_long_vectors_are_plotted_as_a_downsampled_line(inspector):
     assert len(curves) == 1
     x, y = curves[0].getOriginalDataset()
     assert len(y) <= PLOT_POINTS and np.nanmax(y) == pytest.approx(1.0, abs=1e-3)
+
+
+def assert_no_cell_clipped(panel) -> None:
+    """Every shown number fits its column: the text's width is under the column's width."""
+    table, model = panel.table, panel.model
+    metrics, header = table.fontMetrics(), table.horizontalHeader()
+    for row in range(model.rowCount()):
+        for column in range(model.columnCount()):
+            text = model.index(row, column).data()
+            assert metrics.horizontalAdvance(text) + 4 < header.sectionSize(column), (text, header.sectionSize(column))
+
+
+@pytest.mark.parametrize("tensor", [
+    torch.tensor([1.0, -0.2345678, 3.5e-7, -12345.678]),
+    torch.tensor([[1.0, -0.25], [0.125, -1e-9]]),
+    torch.tensor([[123456789012, -5], [7, 0]]),
+], ids=["vector", "matrix", "big-ints"])
+def test_cells_show_whole_numbers_even_in_a_narrow_inspector(qtbot, inspector, tensor):
+    inspector.resize(280, 260)  # narrower than the window's bottom strip makes it
+    inspector.show_tensor("t", summary(tensor.requires_grad_(tensor.is_floating_point())))
+    qtbot.waitUntil(lambda: inspector.value_panel.table.isVisible())
+    assert_no_cell_clipped(inspector.value_panel)
+    assert inspector.value_panel.model.index(0, 0).data() in ("1", "123456789012")

@@ -9,6 +9,7 @@ Features
 - **Preview gradients** (changes nothing in the lesson) and **Run backward()** (changes ``.grad``
   for real); a second tab holds a ``torch.autograd.grad`` form (outputs, inputs, grad_outputs,
   ``create_graph``, ``allow_unused``), so a second derivative can be taken from the UI.
+- The form and the results side by side in a wide dock, one above the other in a narrow one.
 - Results: each tensor's ``.grad`` before → after, accumulation pointed out, a note when the
   graph's saved tensors were freed; a preview shows what the gradients would be.
 - An error comes back as a teaching card: PyTorch's exact message (selectable), what it means,
@@ -26,8 +27,10 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QBoxLayout,
     QCheckBox,
     QComboBox,
     QFormLayout,
@@ -55,6 +58,8 @@ from widgets.watch_view import change_highlight, readable_color
 
 #: Tensors with at most this many elements show every value; larger ones show shape, μ and σ.
 INLINE_VALUES = 8
+#: From this width on, the form and the results sit side by side.
+SIDE_BY_SIDE_WIDTH = 560
 #: Result rows shown before the table scrolls.
 VISIBLE_ROWS = 12
 #: Replay speeds, in steps per second; the slider moves in half steps.
@@ -167,6 +172,7 @@ class BackwardPanel(QWidget):
         self.card.lesson_requested.connect(self.lesson_requested)
         self.card.hide()
         self.results_title = QLabel()
+        self.results_title.setWordWrap(True)
         self.results_title.setStyleSheet("font-weight: bold;")
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("grad_table")
@@ -184,16 +190,25 @@ class BackwardPanel(QWidget):
         self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         tabs.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self._form_side = form_side = QVBoxLayout()
+        form_side.addWidget(self.state_label)
+        form_side.addWidget(tabs)
+        form_side.addStretch(1)
+        result_side = QVBoxLayout()
+        result_side.addWidget(self.results_title)
+        result_side.addWidget(self.table)
+        result_side.addWidget(self.notes)
+        result_side.addStretch(1)
         content = QWidget()
         column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.state_label)
-        column.addWidget(tabs)
-        column.addWidget(self.card)
-        column.addWidget(self.results_title)
-        column.addWidget(self.table)
-        column.addWidget(self.notes)
-        column.addStretch(1)
+        column.addWidget(self.card)  # the whole width: PyTorch's long messages wrap onto few lines
+        # Side by side in a wide, short dock (the window's bottom strip), so the results are in
+        # sight beside the form; one above the other in a narrow one.
+        self._sides = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self._sides.addLayout(form_side, 1)
+        self._sides.addLayout(result_side, 1)
+        column.addLayout(self._sides, 1)
         # A narrow dock scrolls the form and the results; the replay controls stay in sight below.
         scroll = QScrollArea()
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -201,11 +216,22 @@ class BackwardPanel(QWidget):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(content)
         self._scroll = scroll
-        layout = QVBoxLayout(self)
+        self._outer = layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(scroll, 1)
         layout.addWidget(self._build_replay_bar())
         self.clear()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
+        # Wide and short: the replay controls go under the form, leaving the panel's height to the
+        # results and the error card; narrow: under everything, always in sight.
+        home, away = (self._form_side, self._outer) if wide else (self._outer, self._form_side)
+        if home.indexOf(self.replay_bar) < 0:
+            away.removeWidget(self.replay_bar)
+            home.addWidget(self.replay_bar)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -218,6 +244,7 @@ class BackwardPanel(QWidget):
                                    "or requires_grad=True")
         self.root_combo.currentIndexChanged.connect(self._on_root_combo_current_index_changed)
         self.root_info = QLabel()
+        self.root_info.setWordWrap(True)  # a narrow form wraps it rather than widening the panel
         self.root_info.setObjectName("root_info")
         self.gradient_combo = QComboBox()
         self.gradient_combo.currentIndexChanged.connect(self._on_gradient_combo_current_index_changed)

@@ -10,6 +10,9 @@ Features
 - Full-width highlights: yellow for the line about to run, red when it raised, light green
   for the line that just ran, red for an error line. A line that is already on screen is
   highlighted without scrolling; one that is not is brought a third of the way down.
+- Notes cells (``# %% [markdown]``) folded to one marker line by default (``▸ notes: …``),
+  opened by a click or when a line inside is revealed; line numbers stay the file's own
+  (see :mod:`widgets.notes_folding`).
 - Python colours from Pygments' tokenizer, one line at a time; a triple-quoted string that
   spans lines is carried from line to line in the block state, and lexed lines are cached.
 - Breakpoints stay with their code: a line inserted or deleted above moves them, a line break
@@ -54,6 +57,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QToolTip, QWidget
 
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
+from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import PythonHighlighter
 
 INDENT = "    "
@@ -199,6 +203,7 @@ class CodeView(QPlainTextEdit):
         self._lock_timer.setInterval(LOCK_NOTE_MS)
         self._lock_timer.timeout.connect(self._lock_label.hide)
         self._highlighter = PythonHighlighter(self.document())
+        self.notes_folding = NotesFolding(self)
         self._zoom_to(self._base_point_size)
 
         self.blockCountChanged.connect(self._on_self_block_count_changed)
@@ -215,6 +220,7 @@ class CodeView(QPlainTextEdit):
         self._text = None  # loading: not an edit
         self.setPlainText(text)
         self._text = self.toPlainText()
+        self.notes_folding.set_text(self._text)
         self.document().setModified(False)
         self._publish_breakpoints()
         self._refresh_marks()
@@ -226,6 +232,14 @@ class CodeView(QPlainTextEdit):
     def path(self) -> str | None:
         """The file given to :meth:`set_source`, or None."""
         return self._path
+
+    def set_language(self, language: str) -> None:
+        """Label the folded notes cells in ``language`` (``en`` or ``zh``)."""
+        self.notes_folding.set_language(language)
+
+    def fold_notes(self, folded: bool = True) -> None:
+        """Fold every notes cell to its marker line, or (False) open them all."""
+        self.notes_folding.set_folded(folded)
 
     def set_read_only(self, read_only: bool) -> None:
         """Lock the text while a lesson runs (tinted; typing shows why); the cursor still moves, breakpoints toggle."""
@@ -382,7 +396,7 @@ class CodeView(QPlainTextEdit):
         top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
         while block.isValid() and top <= event.rect().bottom():
             line = block.blockNumber() + 1
-            if top + line_height >= event.rect().top():
+            if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
                 current = self._current is not None and self._current[0] == line
                 font = self.font()
                 font.setBold(current)
@@ -408,6 +422,9 @@ class CodeView(QPlainTextEdit):
             painter.fillRect(QRectF(0, row.top(), self.viewport().width(), row.height()), QColor(colour))
         painter.end()
         super().paintEvent(event)
+        painter = QPainter(self.viewport())
+        self.notes_folding.paint(painter)
+        painter.end()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -469,6 +486,7 @@ class CodeView(QPlainTextEdit):
         if text == self._text:
             return
         self._text = text
+        self.notes_folding.text_edited(text)
         self._follow_code()
         if self._current or self._previous or self._error:
             self._current = self._previous = self._error = None
@@ -547,13 +565,18 @@ class CodeView(QPlainTextEdit):
         return marks
 
     def _reveal(self, line: int) -> None:
-        """Scroll ``line`` a third of the way down the view, unless it is already fully on screen."""
+        """Scroll ``line`` a third of the way down the view, unless it is already fully on screen.
+
+        A folded notes cell that hides the line opens first.
+        """
+        self.notes_folding.reveal(line)
         block = self.document().findBlockByNumber(line - 1)
         geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
         if geometry.top() >= 0 and geometry.bottom() <= self.viewport().height():
             return
         rows = self.viewport().height() // max(self.fontMetrics().height(), 1)
-        self.verticalScrollBar().setValue(max(line - 1 - rows // 3, 0))
+        # The scroll bar counts shown lines: the hidden lines of folded notes are not among them.
+        self.verticalScrollBar().setValue(max(block.firstLineNumber() - rows // 3, 0))
 
     def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
         radius = min(cell.width(), cell.height()) * 0.36

@@ -1,10 +1,14 @@
-"""GradStep's main window: the code in the middle, every other panel a dock around it.
+"""GradStep's main window: the code and the autograd graph side by side, every other panel a dock around them.
 
 Features
 --------
+* The teaching layout: the code and the graph side by side, the graph full height with the
+  larger share (and every pixel of extra width); lessons and notes tabbed on the left; the
+  variables (tabbed with backward, inspector, call stack) and the output (with watch) in a
+  strip under the code. View > Fold / Unfold All Notes for the code view's notes cells.
 * Docks with stable object names (lessons, notes, variables, inspector, console, stack,
-  watch, graph), each toggled from the View menu; layout and geometry saved on close and
-  restored on start; View > Reset layout.
+  watch, graph, backward), each toggled from the View menu; layout and geometry saved on
+  close and restored on start; View > Reset Layout; a minimum size that crushes no panel.
 * Run menu and toolbar with VS Code's shortcuts; actions that make no sense in the
   current state are disabled, and the status bar says why.
 * Status bar: run state, step count and the grad mode of the current line.
@@ -23,13 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths, Qt
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QInputDialog,
     QMainWindow,
     QMessageBox,
+    QTabBar,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -62,9 +67,18 @@ from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions
 AUTOSAVE_MS = 1500
 #: ...and at least this often while typing goes on, so a crash loses at most these last seconds.
 AUTOSAVE_MAX_MS = 4000
+#: Shares of the window in the default layout: the graph's column, the lessons/notes column,
+#: the bottom strip's height, and the variables' part of that strip.
+GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.7
+MIN_BOTTOM_HEIGHT = 220
+#: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
+MIN_LESSONS_WIDTH = 190
+#: Below this the panels crush: code and graph lose their lines, the variables their grad columns.
+MIN_WIDTH, MIN_HEIGHT = 1120, 700
+#: Bumped when the default layout changes, so a layout saved by an older version is not restored.
+LAYOUT_VERSION = 2
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
-
 
 
 def data_dir() -> Path:
@@ -103,6 +117,7 @@ class MainWindow(QMainWindow):
         self._record_on_first_pause = False
         self.setWindowTitle("GradStep")
         self.setAcceptDrops(True)
+        self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
         self.resize(1280, 800)
 
         self.code_view = CodeView(self)
@@ -122,7 +137,7 @@ class MainWindow(QMainWindow):
         self._autosave = AutosaveTimer(self, AUTOSAVE_MS, AUTOSAVE_MAX_MS)
         self._autosave.due.connect(self._on_autosave_due)
         self._connect()
-        self._default_state = self.saveState()
+        self._default_state = self.saveState(LAYOUT_VERSION)
         self._restore_layout()
         self.lesson_browser.set_lessons(list_lessons(self.lessons_dir), self.language)
         self.watch_view.set_expressions(settings.get("watch/expressions"))
@@ -140,6 +155,10 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                                Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The graph takes the whole right side, top to bottom; the bottom strip runs under the code.
+        self.setCorner(Qt.Corner.BottomRightCorner, right)
+        self.setCorner(Qt.Corner.TopRightCorner, right)
+        self.setCorner(Qt.Corner.BottomLeftCorner, bottom)
         self.lesson_browser = LessonBrowser(self)
         self.notes_view = NotesView(self)
         self.variables_view = VariablesView(self)
@@ -152,36 +171,38 @@ class MainWindow(QMainWindow):
         self.docks = {
             "lessons": self._dock("lessons", "Lessons", self.lesson_browser, left),
             "notes": self._dock("notes", "Lesson notes", self.notes_view, left),
-            "variables": self._dock("variables", "Variables", self.variables_view, right),
-            "inspector": self._dock("inspector", "Tensor inspector", self.inspector, right),
+            "graph": self._dock("graph", "Autograd graph", self.graph_view, right),
+            "variables": self._dock("variables", "Variables", self.variables_view, bottom),
+            "backward": self._dock("backward", "Backward", self.backward_panel, bottom),
             "console": self._dock("console", "Output", self.console, bottom),
+            "inspector": self._dock("inspector", "Tensor inspector", self.inspector, bottom),
             "stack": self._dock("stack", "Call stack", self.stack_view, bottom),
             "watch": self._dock("watch", "Watch", self.watch_view, bottom),
-            "graph": self._dock("graph", "Autograd graph", self.graph_view, right),
-            "backward": self._dock("backward", "Backward", self.backward_panel, bottom),
         }
-        self.splitDockWidget(self.docks["lessons"], self.docks["notes"], Qt.Orientation.Vertical)
-        self.splitDockWidget(self.docks["variables"], self.docks["graph"], Qt.Orientation.Vertical)
-        self.tabifyDockWidget(self.docks["graph"], self.docks["inspector"])
-        self.splitDockWidget(self.docks["console"], self.docks["stack"], Qt.Orientation.Horizontal)
-        self.splitDockWidget(self.docks["stack"], self.docks["backward"], Qt.Orientation.Horizontal)
-        self.tabifyDockWidget(self.docks["stack"], self.docks["watch"])
-        self.docks["graph"].raise_()
-        self.docks["stack"].raise_()
+        docks = self.docks
+        self.tabifyDockWidget(docks["lessons"], docks["notes"])
+        self.splitDockWidget(docks["variables"], docks["console"], Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(docks["variables"], docks["backward"])
+        self.tabifyDockWidget(docks["variables"], docks["inspector"])
+        self.tabifyDockWidget(docks["variables"], docks["stack"])
+        self.tabifyDockWidget(docks["console"], docks["watch"])
+        for name in ("notes", "variables", "console"):
+            docks[name].raise_()
 
     def _size_docks(self) -> None:
-        """Give the docks their share of the window: the code keeps the middle, the graph the right."""
+        """The teaching layout's proportions: code and graph side by side, the graph the larger share."""
         width, height = self.width(), self.height()
         docks = self.docks
-        self.resizeDocks([docks["lessons"], docks["variables"]], [int(width * 0.2), int(width * 0.36)],
+        self.resizeDocks([docks["lessons"], docks["graph"]],
+                         [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
                          Qt.Orientation.Horizontal)
-        self.resizeDocks([docks["lessons"], docks["notes"]], [int(height * 0.28), int(height * 0.5)],
+        self.resizeDocks([docks["variables"]], [max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)],
                          Qt.Orientation.Vertical)
-        self.resizeDocks([docks["variables"], docks["graph"]], [int(height * 0.3), int(height * 0.5)],
-                         Qt.Orientation.Vertical)
-        self.resizeDocks([docks["console"]], [int(height * 0.27)], Qt.Orientation.Vertical)
-        self.resizeDocks([docks["console"], docks["stack"], docks["backward"]],
-                         [int(width * 0.34), int(width * 0.2), int(width * 0.46)], Qt.Orientation.Horizontal)
+        self.layout().activate()  # now, not at the next event loop pass: the strip's width depends on it
+        strip = width - docks["graph"].width()
+        self.resizeDocks([docks["variables"], docks["console"]],
+                         [int(strip * VARIABLES_SHARE), int(strip * (1 - VARIABLES_SHARE))], Qt.Orientation.Horizontal)
+        self.layout().activate()
 
     def _build_actions(self) -> None:
         add_actions(self)
@@ -218,6 +239,8 @@ class MainWindow(QMainWindow):
             action.setCheckable(True)
             action.setChecked(code == self.language)
             self.language_actions[code] = action
+        self.view_menu.addAction("&Fold All Notes", lambda: self.code_view.fold_notes(True))
+        self.view_menu.addAction("&Unfold All Notes", lambda: self.code_view.fold_notes(False))
         self.view_menu.addAction("&Reset Layout", self.reset_layout)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction("&About GradStep", self._about)
@@ -225,9 +248,11 @@ class MainWindow(QMainWindow):
         toolbar.setObjectName("run_toolbar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in self.run_actions:
-            toolbar.addAction(action)
+            if action is not self.act_run_to_end:
+                toolbar.addAction(action)
         toolbar.addSeparator()
         toolbar.addAction(self.act_step_back)
+        toolbar.addAction(self.act_run_to_end)  # last: the first button steps, this one skips the lesson
         self.addToolBar(toolbar)
         self._fill_recent_menu()
 
@@ -405,12 +430,18 @@ class MainWindow(QMainWindow):
             self.time_travel.history.budget_bytes = budget * 2**20
 
     def start_or_continue(self) -> None:
-        """F5: continue a paused lesson, or run it to its first breakpoint."""
+        """F5: continue a paused lesson, or start a stopped one paused at its first line (as Thonny's debug)."""
         self.time_travel.go_live()
         if self.session.state == PAUSED:
             self.session.resume(watches=self.watch_view.stop_on_change())
             self._on_resumed()
         elif self.session.state != RUNNING:
+            self._start(stop_on_entry=True)
+
+    def run_to_end(self) -> None:
+        """F8: run a stopped lesson without pausing at its first line, to a breakpoint or the end."""
+        if self.session.state not in (RUNNING, PAUSED):
+            self.time_travel.go_live()
             self._start(stop_on_entry=False)
 
     def step_over(self) -> None:
@@ -742,6 +773,9 @@ class MainWindow(QMainWindow):
         running = state == RUNNING
         self.act_start.setEnabled(idle or paused)
         self.act_start.setText("&Continue" if paused else "&Start")
+        self.act_start.setToolTip("Continue to the next breakpoint (F5)" if paused
+                                  else "Start the lesson, pausing at its first line (F5)")
+        self.act_run_to_end.setEnabled(idle)
         for action in (self.act_step_over, self.act_step_into):
             action.setEnabled(idle or paused)
         self.act_step_out.setEnabled(paused)
@@ -767,6 +801,7 @@ class MainWindow(QMainWindow):
         for code, action in self.language_actions.items():
             action.setChecked(code == language)
         self.notes_view.set_language(language)
+        self.code_view.set_language(language)
         self.lesson_browser.set_language(language)
 
     def reset_layout(self) -> None:
@@ -774,8 +809,9 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
-        self.restoreState(self._default_state)
+        self.restoreState(self._default_state, LAYOUT_VERSION)
         self._size_docks()
+        self._hide_stale_tab_bars()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -783,18 +819,39 @@ class MainWindow(QMainWindow):
             self._sized = True
             if settings.get("window/state").isEmpty():
                 self._size_docks()
+            self._hide_stale_tab_bars()
+
+    def _hide_stale_tab_bars(self) -> None:
+        """Hide the dock tab bars that building the layout left behind.
+
+        Qt keeps showing the tab bar of each intermediate tab group (it would sit over the
+        status bar); the layout shows the bars in use again when it next lays out.
+        """
+        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.hide()
+        self.layout().invalidate()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Qt gives a wider window's extra width to the code; the graph is what needs it.
+        grown = event.size().width() - event.oldSize().width()
+        graph = self.docks["graph"]
+        if self._sized and event.oldSize().isValid() and grown and graph.isVisible() and not graph.isFloating():
+            self.resizeDocks([graph], [graph.width() + grown], Qt.Orientation.Horizontal)
+            self.layout().activate()
 
     def _restore_layout(self) -> None:
         geometry = settings.get("window/geometry")
         if not geometry.isEmpty():
             self.restoreGeometry(geometry)
         state = settings.get("window/state")
-        if not state.isEmpty():
-            self.restoreState(state)
+        if not state.isEmpty() and not self.restoreState(state, LAYOUT_VERSION):
+            settings.put("window/state", QByteArray())  # an older layout: start from the default
         header = settings.get("variables/header")
         if not header.isEmpty():
             self.variables_view.restore_header_state(header)
         self.notes_view.set_language(self.language)
+        self.code_view.set_language(self.language)
 
     def _about(self) -> None:
         QMessageBox.about(self, "About GradStep",
@@ -806,7 +863,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         settings.put("window/geometry", self.saveGeometry())
-        settings.put("window/state", self.saveState())
+        settings.put("window/state", self.saveState(LAYOUT_VERSION))
         settings.put("variables/header", QByteArray(self.variables_view.header_state()))
         self.bridge.detach()
         self.session.close()

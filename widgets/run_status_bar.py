@@ -75,9 +75,9 @@ class RunStatusBar(QStatusBar):
         elif state == "running":
             text = "Running… (F6 pauses, Shift+F5 stops)"
         elif state == "ended" and ended is not None:
-            text = end_text(ended) + " — F5 runs again, F10/F11 step from the start"
+            text = end_text(ended) + " — F5 or F10 steps from the start again, F8 runs to the end"
         else:
-            text = "Ready: F10 or F11 steps from the first line, F5 runs to the first breakpoint"
+            text = "Ready: F5 or F10 starts at the first line, then F10 steps; F8 runs to the end"
         self.state_label.setText(text)
         self.step_label.setText(f"step {snapshot['step']}" if snapshot and state == "paused" else "")
         self.show_grad_mode(snapshot if state == "paused" else None)

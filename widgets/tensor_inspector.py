@@ -7,7 +7,8 @@ Features
 - A table through :class:`ArrayTableModel`, which indexes the numpy array in ``data()`` and
   copies nothing: a 0-D tensor is one cell, 1-D one column, 2-D the matrix, and N-D a 2-D
   slice chosen with two axis boxes and one index box per remaining axis. Fixed row and column
-  sizes keep a 10-million-element tensor scrolling smoothly.
+  sizes keep a 10-million-element tensor scrolling smoothly; the columns are as wide as the
+  widest number shown (measured on a sample of a big slice), so no number is cut.
 - A pyqtgraph plot of the same slice: a heatmap with a colour bar for 2-D, a bar chart for up
   to 50 values and a line plot beyond, downsampled (min/max per bucket) for big arrays.
 - ``.grad`` beside the value with the same slice, or a sentence saying why there is none.
@@ -29,12 +30,14 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QStackedWidget,
@@ -53,6 +56,12 @@ IMAGE_SIDE = 600
 #: Bytes of earlier arrays kept to highlight what changed.
 HISTORY_BYTES = 256 * 1024 * 1024
 PLACEHOLDER = "Select a tensor in Variables to inspect it"
+#: Pixels around a cell's text, and values measured to size a column.
+CELL_PADDING = 14
+WIDTH_SAMPLE = 2000
+MEASURED_TEXTS = 16
+#: Pixels a 1-D tensor's plot keeps beside its column of values.
+MIN_PLOT_WIDTH = 120
 ROOT = QModelIndex()
 
 
@@ -63,6 +72,20 @@ def format_value(value: Any) -> str:
     if isinstance(value, (np.bool_, bool)):
         return str(bool(value))
     return str(value)
+
+
+def cell_width(metrics: QFontMetrics, plane: np.ndarray, header_width: int = 0) -> int:
+    """Pixels a table column needs for the widest text of ``plane``: all of a small one, a sample of a big one."""
+    flat = plane.reshape(-1)
+    if flat.size > WIDTH_SAMPLE:
+        sample = flat[np.linspace(0, flat.size - 1, WIDTH_SAMPLE, dtype=np.int64)]
+        # The extremes are often the longest texts (a big exact integer, a large negative float).
+        extremes = [flat.min(), flat.max()] if flat.dtype.kind in "biuf" else []
+        flat = np.concatenate([sample, np.asarray(extremes, dtype=flat.dtype)])
+    # Only the longest texts can be the widest: measuring a few of them is as good as measuring all.
+    longest = sorted({format_value(value) for value in flat}, key=len)[-MEASURED_TEXTS:]
+    widest = max((metrics.horizontalAdvance(text) for text in longest), default=0)
+    return max(widest, header_width, metrics.horizontalAdvance("0.00")) + CELL_PADDING
 
 
 def _not_finite(value: Any) -> bool:
@@ -343,7 +366,7 @@ class ArrayPanel(QWidget):
         self.table.setWordWrap(False)
         metrics = self.table.fontMetrics()
         for header, size in ((self.table.verticalHeader(), metrics.height() + 6),
-                             (self.table.horizontalHeader(), metrics.horizontalAdvance("-0.0001234") + 14)):
+                             (self.table.horizontalHeader(), metrics.horizontalAdvance("-0.0001234") + CELL_PADDING)):
             header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
             header.setDefaultSectionSize(size)
             header.setMinimumSectionSize(min(size, 20))
@@ -370,6 +393,7 @@ class ArrayPanel(QWidget):
         ndim = ndim if plane.size else 0  # an empty tensor has nothing to plot
         resized = plane.shape != self.model.shape()
         self.model.set_array(plane, previous, row_name)
+        self._fit_columns(plane)
         self.plot.setVisible(ndim > 0)
         if ndim >= 2:
             self.plot.show_image(plane)
@@ -377,6 +401,16 @@ class ArrayPanel(QWidget):
             self.plot.show_curve(plane[:, 0], x)
         if resized and ndim > 0:
             self._share_space(plane.shape[0], ndim)
+
+    def _fit_columns(self, plane: np.ndarray) -> None:
+        """Make every column as wide as the widest number it shows (of a bounded sample), so none is cut.
+
+        The width is also the columns' minimum, so a stretched last column never shrinks below it.
+        """
+        header = self.table.horizontalHeader()
+        width = cell_width(self.table.fontMetrics(), plane, header.fontMetrics().horizontalAdvance(str(plane.shape[1])))
+        header.setMinimumSectionSize(width)
+        header.setDefaultSectionSize(width)
 
     def _share_space(self, rows: int, ndim: int) -> None:
         """A column of values sits left of its plot; a matrix sits above its heatmap with the room its rows need."""
@@ -394,7 +428,8 @@ class ArrayPanel(QWidget):
                       + min(rows, 12) * table.verticalHeader().defaultSectionSize()
                       + table.horizontalScrollBar().sizeHint().height() + frame)
             total = max(self._split.height(), 300)
-        share = min(wanted, total // 2)
+        # A column of values keeps the width its numbers need; the plot gets the rest.
+        share = min(wanted, total - MIN_PLOT_WIDTH) if ndim == 1 else min(wanted, total // 2)
         self._split.setSizes([share, total - share])
 
     def set_caption(self, detail: str) -> None:
@@ -478,9 +513,14 @@ class TensorInspector(QWidget):
         column.addWidget(self.note)
         column.addWidget(self.slices)
         column.addWidget(panels, 1)
+        # A short dock scrolls the inspector instead of making the window's bottom strip taller.
+        scroll = QScrollArea(self)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(content)
         self._stack = QStackedWidget(self)
         self._stack.addWidget(self.placeholder)
-        self._stack.addWidget(content)
+        self._stack.addWidget(scroll)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)

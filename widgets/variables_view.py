@@ -4,9 +4,10 @@ Features
 --------
 - Locals and Globals apart (a module frame shows its variables alone); a filter box matches
   names case-insensitively, and a variable also shows when one of its items or parameters matches.
-- A tensor is one row: ``tensor[2, 3] f32 μ=0.12 σ=1.03 [0.5, -1.2, …]`` then its shape, dtype,
-  device, requires_grad, is_leaf, grad_fn, grad state and ``_version``; a tooltip explains each
-  flag in one sentence. NaN and Inf turn the value red with a ``NaN×3`` badge; parameters say
+- A tensor is one row: its grad state first (requires_grad, is_leaf, grad_fn, what ``.grad``
+  holds, ``_version``, in columns just wide enough to be seen together in a narrow pane), then
+  ``tensor[2, 3] f32 μ=0.12 σ=1.03 [0.5, -1.2, …]``, its shape, dtype and device; a tooltip
+  explains each flag in one sentence. NaN and Inf turn the value red with a ``NaN×3`` badge; parameters say
   ``Parameter``.
 - Modules expand to their parameters, lists, tuples and dicts to their items, a PackedSequence to
   its tensors; each row knows the expression that evaluates to it (``xs[0]``, ``model.fc.weight``,
@@ -46,7 +47,14 @@ HEADER_TIPS = [
     "what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf",
     "how many times the tensor was changed in place",
 ]
-INITIAL_WIDTHS = [120, 300, 70, 70, 50, 100, 55, 120, 75, 65]
+INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
+#: The grad-state columns come right after the name, before the value, so a pane as narrow as
+#: the default one at 1280 px shows them all (lesson 11 asks the learner to watch ``_version``).
+GRAD_COLUMNS = (REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION)
+SHOWN_ORDER = (NAME, *GRAD_COLUMNS, VALUE, SHAPE, DTYPE, DEVICE)
+#: The widest text each grad-state column needs besides its header (a longer grad_fn elides).
+GRAD_COLUMN_TEXT = {REQUIRES_GRAD: "False", IS_LEAF: "False", GRAD_FN: "SelectBackward0", GRAD: "retains grad",
+                    VERSION: "100"}
 #: The Name column grows to fit nested names up to this many pixels.
 MAX_NAME_WIDTH = 280
 
@@ -569,8 +577,14 @@ class VariablesView(QWidget):
         header = self._tree.header()
         header.setStretchLastSection(False)
         header.setSectionsMovable(True)
-        for column, width in enumerate(INITIAL_WIDTHS):
+        for column, width in INITIAL_WIDTHS.items():
             header.resizeSection(column, width)
+        for place, column in enumerate(SHOWN_ORDER):
+            header.moveSection(header.visualIndex(column), place)
+        # Sized to their header or their content, whichever is wider: nothing more, so they all fit.
+        for column, text in GRAD_COLUMN_TEXT.items():
+            header.resizeSection(column, max(header.fontMetrics().horizontalAdvance(HEADERS[column]),
+                                             self._tree.fontMetrics().horizontalAdvance(text)) + 12)
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.column_menu = QMenu(self)
         self.column_menu.setObjectName("column_menu")
@@ -669,8 +683,12 @@ class VariablesView(QWidget):
         bold.setBold(True)
         needed = self.model.name_width(QFontMetrics(bold), self._tree.indentation()) + 12
         header = self._tree.header()
-        if header.sectionSize(NAME) < needed:
-            header.resizeSection(NAME, min(needed, MAX_NAME_WIDTH))
+        # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
+        room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
+                                                    if not header.isSectionHidden(c))
+        limit = max(min(MAX_NAME_WIDTH, room), INITIAL_WIDTHS[NAME])
+        if header.sectionSize(NAME) < min(needed, limit):
+            header.resizeSection(NAME, min(needed, limit))
 
     # ---- handlers ---------------------------------------------------------------------------
 

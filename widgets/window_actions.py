@@ -13,7 +13,9 @@ SP = QStyle.StandardPixmap
 #: attribute, text, shortcut, icon, the window's method that runs it, what it does.
 ACTIONS: tuple[tuple[str, str, str | None, QStyle.StandardPixmap | None, str, str], ...] = (
     ("act_start", "&Start / Continue", "F5", SP.SP_MediaPlay, "start_or_continue",
-     "Run the lesson, or continue to the next breakpoint"),
+     "Start the lesson, pausing at its first line; when paused, continue to the next breakpoint"),
+    ("act_run_to_end", "Run to &End", "F8", SP.SP_ArrowRight, "run_to_end",
+     "Run the lesson without pausing at its first line: it stops only at a breakpoint or the end"),
     ("act_step_over", "Step &Over", "F10", SP.SP_ArrowForward, "step_over",
      "Run this line, then pause on the next one in this function"),
     ("act_step_into", "Step &Into", "F11", SP.SP_ArrowDown, "step_into",
@@ -42,7 +44,7 @@ ACTIONS: tuple[tuple[str, str, str | None, QStyle.StandardPixmap | None, str, st
 )
 
 #: The run actions, in menu and toolbar order.
-RUN_ACTIONS = ("act_start", "act_step_over", "act_step_into", "act_step_out", "act_run_to_cursor", "act_pause",
+RUN_ACTIONS = ("act_start", "act_run_to_end", "act_step_over", "act_step_into", "act_step_out", "act_run_to_cursor", "act_pause",
                "act_stop", "act_restart")
 HISTORY_ACTIONS = ("act_step_back", "act_go_live", "act_record")
 

@@ -1,0 +1,213 @@
+"""The teaching layout: code and graph side by side at the sizes learners use, and the first steps of a run."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QTabBar, QToolBar
+
+from app.session import Session
+from app.workspace import LESSONS_DIR, Workspace
+from widgets import settings
+from widgets.main_window import MIN_HEIGHT, MIN_WIDTH, MainWindow
+from widgets.variables_view import GRAD_COLUMNS, HEADERS
+
+SIZES = [(1280, 800), (1600, 1000), (1920, 1080)]
+LOOPS = LESSONS_DIR / "03_loops.py"
+
+
+@pytest.fixture
+def make_window(qtbot, tmp_path):
+    """A window of a given size on a bundled lesson, settings in a temporary file."""
+    settings.use_file(str(tmp_path / "settings.ini"))
+    opened = []
+
+    def make(width: int = 1280, height: int = 800, lesson=LOOPS) -> MainWindow:
+        session = Session(warm_spare=False)
+        window = MainWindow(session, Workspace(tmp_path / "data"))
+        qtbot.addWidget(window)
+        window.resize(width, height)
+        window.show()
+        window.open_file(lesson)
+        opened.append((window, session))
+        return window
+
+    yield make
+    for window, session in opened:
+        window.close()
+        session.close()
+    settings.use_file(None)
+
+
+def in_window(widget) -> QRect:
+    """``widget``'s rectangle in its window's coordinates."""
+    return QRect(widget.mapTo(widget.window(), widget.rect().topLeft()), widget.size())
+
+
+def graph_share(window: MainWindow) -> float:
+    graph = window.docks["graph"].widget()
+    return graph.width() * graph.height() / (window.width() * window.height())
+
+
+def assert_teaching_layout(window: MainWindow) -> None:
+    graph, code = window.docks["graph"].widget(), window.code_view
+    assert graph.isVisible() and code.isVisible()
+    assert graph_share(window) >= 1 / 3, (window.size(), graph.size(), code.size())
+    graph_rect, code_rect = in_window(graph), in_window(code)
+    assert not graph_rect.intersects(code_rect)
+    assert code_rect.right() < graph_rect.left()  # side by side: the code on the left
+    assert graph_rect.top() < code_rect.bottom() and code_rect.top() < graph_rect.bottom()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_code_and_graph_side_by_side_with_a_third_of_the_window_for_the_graph(qtbot, make_window, size):
+    window = make_window(*size)
+    qtbot.waitUntil(lambda: assert_teaching_layout(window))  # the docks take their sizes once the window is laid out
+    assert all(window.docks[name].objectName() == name for name in
+               ("lessons", "notes", "variables", "inspector", "console", "stack", "watch", "graph", "backward"))
+
+
+def test_extra_width_goes_to_the_graph_not_the_code(qtbot, make_window):
+    window = make_window(1280, 800)
+    qtbot.waitUntil(lambda: assert_teaching_layout(window))
+    code_width, graph_width = window.code_view.width(), window.docks["graph"].width()
+    window.resize(1600, 800)
+    qtbot.waitUntil(lambda: window.docks["graph"].width() >= graph_width + 300)
+    assert abs(window.code_view.width() - code_width) <= 4
+
+
+def test_reset_layout_brings_the_teaching_layout_back(qtbot, make_window):
+    window = make_window(1600, 1000)
+    qtbot.waitUntil(lambda: assert_teaching_layout(window))
+    window.docks["graph"].setFloating(True)
+    window.docks["variables"].hide()
+    window.splitDockWidget(window.docks["notes"], window.docks["console"], Qt.Orientation.Vertical)
+    window.reset_layout()
+    qtbot.waitUntil(lambda: assert_teaching_layout(window))
+    assert not window.docks["graph"].isFloating() and window.docks["variables"].isVisible()
+    assert window.dockWidgetArea(window.docks["console"]) == Qt.DockWidgetArea.BottomDockWidgetArea
+
+
+def test_the_window_cannot_shrink_below_its_minimum(make_window):
+    window = make_window()
+    window.resize(700, 500)
+    assert (window.width(), window.height()) == (MIN_WIDTH, MIN_HEIGHT)
+
+
+def test_no_stray_tab_bars_over_the_status_bar(make_window):
+    window = make_window()
+    status = in_window(window.statusBar())
+    bars = [bar for bar in window.findChildren(QTabBar) if bar.isVisible()]
+    assert bars and not any(in_window(bar).intersects(status) for bar in bars)
+
+
+def wait_paused(qtbot, window, line):
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot is not None
+                    and window._last_snapshot["line"] == line, timeout=30_000)
+
+
+def test_f5_on_a_stopped_lesson_pauses_at_its_first_line(qtbot, window_on):
+    window = window_on("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n")
+    assert "first line" in window.act_start.toolTip()
+    qtbot.waitUntil(window.isActiveWindow)  # the shortcuts work in the active window
+    qtbot.keyClick(window.code_view, Qt.Key.Key_F5)
+    wait_paused(qtbot, window, 1)
+    assert window.code_view.current_line() == 1 and "Paused" in window.state_label.text()
+    assert window.act_start.text() == "&Continue" and not window.act_run_to_end.isEnabled()
+
+
+def test_run_to_end_runs_the_lesson_through(qtbot, window_on):
+    window = window_on("import torch\nx = torch.ones(2, requires_grad=True)\nprint('sum', (x * 2).sum().item())\n")
+    assert "F8" in window.act_run_to_end.toolTip()
+    assert window.act_run_to_end in window.findChild(QToolBar, "run_toolbar").actions()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window.code_view, Qt.Key.Key_F8)
+    qtbot.waitUntil(lambda: window._end is not None, timeout=30_000)
+    assert window._end.status == "ok" and "Finished" in window.state_label.text()
+    qtbot.waitUntil(lambda: "sum 4.0" in window.console.output.toPlainText())
+
+
+def code_line(path, start: str) -> int:
+    """The 1-based number of the first line of code (not a note) that starts with ``start``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(n for n, text in enumerate(lines, 1) if text.strip().startswith(start))
+
+
+def run_to(qtbot, window, line):
+    window.code_view.go_to_line(line)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, line)
+
+
+@pytest.mark.parametrize(("lesson", "line"), [("11_inplace_version.py", "c = b + 1"),
+                                            ("03_loops.py", "h_t.retain_grad()")])  # a long name: hidden_states
+def test_the_grad_state_columns_are_in_sight_at_1280(qtbot, make_window, lesson, line):
+    window = make_window(1280, 800, LESSONS_DIR / lesson)
+    run_to(qtbot, window, code_line(LESSONS_DIR / lesson, line))
+    tree = window.variables_view.tree
+    header, width = tree.header(), tree.viewport().width()
+    assert window.docks["variables"].isVisible() and tree.model().rowCount() > 0
+    for column in GRAD_COLUMNS:
+        left = header.sectionViewportPosition(column)
+        assert 0 <= left and left + header.sectionSize(column) <= width, HEADERS[column]
+
+
+def in_sight(widget, scroll) -> bool:
+    """Whether ``widget`` lies wholly inside the scroll area's viewport (nothing to scroll to see it)."""
+    rect = QRect(widget.mapTo(scroll.viewport(), widget.rect().topLeft()), widget.size())
+    return widget.isVisible() and scroll.viewport().rect().contains(rect)
+
+
+def test_backward_results_and_error_card_in_sight_at_1600(qtbot, make_window):
+    window = make_window(1600, 1000)
+    run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
+    window.docks["backward"].raise_()
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4)  # W_xh, W_hh, b_h, inputs
+    qtbot.waitUntil(lambda: in_sight(panel.table, panel._scroll) and in_sight(panel.notes, panel._scroll))
+    assert in_sight(panel.preview_button, panel._scroll)
+    for _ in range(2):  # the second backward fails: the graph was freed
+        with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+            qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(panel.card.isVisible)
+    scroll = panel._scroll
+    assert in_sight(panel.card, scroll), (panel.card.geometry(), scroll.viewport().size(), scroll.verticalScrollBar().value(), panel.size())
+    assert in_sight(panel.card.lesson_link, panel._scroll)
+
+
+def block(window, line):
+    return window.code_view.document().findBlockByNumber(line - 1)
+
+
+def test_notes_cells_open_folded_and_line_numbers_stay_the_files(qtbot, make_window):
+    window = make_window(1280, 800)
+    view = window.code_view
+    lines = LOOPS.read_text(encoding="utf-8").splitlines()
+    marker = lines.index("# %% [markdown]", code_line(LOOPS, "def ")) + 1  # a notes cell after code
+    fold = view.notes_folding.marker_at(marker)
+    assert fold is not None and fold.folded and "The graph grows by one piece per step" in fold.labels["en"]
+    assert block(window, marker).isVisible()
+    assert not any(block(window, n).isVisible() for n in range(marker + 1, fold.end + 1))
+    loop = code_line(LOOPS, "h_t = torch.tanh(")
+    run_to(qtbot, window, loop)
+    assert view.current_line() == loop and block(window, loop).text() == lines[loop - 1]
+    assert block(window, loop).isVisible() and fold.folded
+    rect = view.blockBoundingGeometry(block(window, marker)).translated(view.contentOffset())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
+    assert not fold.folded and all(block(window, n).isVisible() for n in range(marker, fold.end + 1))
+
+
+def test_going_to_a_line_in_a_folded_cell_opens_it_and_the_view_menu_folds_all(qtbot, make_window):
+    window = make_window(1280, 800)
+    view = window.code_view
+    header = view.notes_folding.folds()[0]
+    view.go_to_line(header.end)
+    assert not header.folded and block(window, header.end).isVisible()
+    fold_all = next(a for a in window.view_menu.actions() if a.text() == "&Fold All Notes")
+    fold_all.trigger()
+    assert all(fold.folded for fold in view.notes_folding.folds())
+    window.set_language("zh")
+    assert header.labels["zh"] and header.labels["zh"] != header.labels["en"]
