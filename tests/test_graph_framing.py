@@ -153,3 +153,16 @@ def test_follow_new_nodes_is_on_the_toolbar_at_a_narrow_width(qtbot):
     assert toolbar.rect().contains(button.geometry())
     overflow = [b for b in toolbar.findChildren(QToolButton) if b.objectName() == "qt_toolbar_ext_button"]
     assert not any(b.isVisible() for b in overflow)
+
+
+def test_an_empty_graph_names_the_leaves_no_operation_has_used_yet(qtbot):
+    view = GraphView()
+    qtbot.addWidget(view)
+    view.resize(450, 600)
+    view.show()
+    message = view.findChild(QLabel, "graph_empty_message")
+    view.set_waiting_leaves(["W_xh", "b_h"])
+    assert message.isVisible()
+    assert "W_xh, b_h require grad, but no operation has used them yet" in message.text()
+    view.set_waiting_leaves([])
+    assert message.text().startswith("No tensor requires grad yet")

@@ -56,8 +56,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QToolTip, QWidget
 
-from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.notes_folding import NotesFolding
+from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
 
 INDENT = "    "

@@ -91,6 +91,9 @@ MAX_FRAME_SCALE = 1.5
 #: Wider than this (and wider than tall), the details pane sits beside the graph.
 SIDE_DETAILS_WIDTH = 820
 EMPTY_TEXT = "No tensor requires grad yet: step over a line that creates one with requires_grad=True."
+#: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
+WAITING_TEXT = ("{names} {verb} grad, but no operation has used {pronoun} yet, so autograd has no node: "
+                "step over a line that computes with {pronoun}.")
 #: Ranks of edges per path item when a whole graph is drawn at once.
 CHUNK_RANKS = 40
 FADE_MS = 400
@@ -909,6 +912,17 @@ class GraphView(QWidget):
 
     def _shows_a_node(self) -> bool:
         return any(item.data(0) in self._drawn for item in self._scene.items(visible_rect(self._view)))
+
+    def set_waiting_leaves(self, names: list[str]) -> None:
+        """Name the tensors that require grad but have no node yet, so the empty graph says why it is empty."""
+        if not names:
+            self._empty.setText(EMPTY_TEXT)
+        else:
+            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+            plural = len(names) > 1
+            self._empty.setText(WAITING_TEXT.format(names=shown, verb="require" if plural else "requires",
+                                                    pronoun="them" if plural else "it"))
+        self._place_empty()
 
     def _update_empty(self) -> None:
         """The empty-state message, shown while there is no node."""

@@ -81,6 +81,13 @@ LAYOUT_VERSION = 2
 RECORD_LIMIT = 100_000
 
 
+def grad_leaves(variables: dict[str, Any]) -> list[str]:
+    """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves)."""
+    return [name for name, summary in variables.items()
+            if summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad")
+            and not summary.get("grad_fn")]
+
+
 def data_dir() -> Path:
     """The user's GradStep data folder (edited lessons, autosaves)."""
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
@@ -538,6 +545,7 @@ class MainWindow(QMainWindow):
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
         self._apply_graph(snapshot.get("graph"))
         self.backward_panel.set_snapshot(snapshot["vars"])
+        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(True)
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
@@ -568,6 +576,7 @@ class MainWindow(QMainWindow):
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
         self.graph_view.set_graph(snapshot["graph_full"])
+        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False)
         self.console.set_input_enabled(False)
         self.console.clear()
