@@ -111,8 +111,23 @@ class Reply:
 
 
 @dataclass
+class Notice:
+    """Something the learner must be told while the lesson runs, that no other message says.
+
+    ``kind`` is ``busy`` (a pause has not landed: the lesson is inside one long call),
+    ``untraced`` (the lesson replaced the trace function: stepping stops there) or
+    ``breakpoint`` (a breakpoint will not be hit, and why); ``line`` is the lesson line
+    it is about, if any.
+    """
+
+    kind: str
+    text: str
+    line: int | None = None
+
+
+@dataclass
 class Ended:
-    """The run is over: ``status`` is ok, error, exited, crashed or stopped."""
+    """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run)."""
 
     status: str
     error: dict[str, Any] | None = None
@@ -136,7 +151,7 @@ _ALLOWED = {
     ("numpy._core.numeric", "_frombuffer"),
     ("_codecs", "encode"),
 } | {(__name__, cls.__name__) for cls in (Run, Resume, SetBreakpoints, Pause, Request, Ready,
-                                          Started, Output, Paused, Reply, Ended)}
+                                          Started, Output, Paused, Reply, Notice, Ended)}
 
 
 class _SafeUnpickler(pickle.Unpickler):
@@ -147,7 +162,8 @@ class _SafeUnpickler(pickle.Unpickler):
 
 
 _HEADER = struct.Struct("!I")
-_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Ended)
+_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,
+                  Ended)
 
 
 def _placeholder(type_name: str) -> str:
