@@ -61,7 +61,9 @@ def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
     @functools.wraps(original)
     def settrace(function: Any) -> None:
         caller = sys._getframe(1)
-        if os.path.dirname(caller.f_code.co_filename) != ENGINE_DIR and (
+        engine = os.path.dirname(caller.f_code.co_filename) == ENGINE_DIR
+        # A new thread installs the hook of threading.settrace (see watch_other_threads) itself.
+        if not engine and function is not threading.gettrace() and (
                 function is not None or sys.gettrace() is not None):
             on_change(function, caller)
         original(function)

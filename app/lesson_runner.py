@@ -30,7 +30,7 @@ from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
 from app.lesson_process import CHANNEL_FD_VARIABLE
-from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
+from app.snapshot import SnapshotBuilder, frame_entry, frame_locals, outside_jit_tracing
 from app.tracer import Tracer, executable_lines, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
@@ -261,8 +261,8 @@ class LessonRunner:
         line = user[0].f_lineno if user else None
         what = "removed the trace function (sys.settrace(None))" if function is None else \
             "installed its own trace function (sys.settrace)"
-        self._notify("untraced", f"Line {line}: the lesson {what}; from here on GradStep cannot step through "
-                                 "this thread or stop at its breakpoints.", line)
+        self._notify("untraced", f"Line {line}: the lesson {what}; from here on GradStep may not stop in this "
+                                 "thread any more, neither at a step nor at a breakpoint.", line)
 
     def _prepare_main(self, command: m.Run) -> None:
         module = types.ModuleType("__main__")
@@ -352,7 +352,7 @@ class LessonRunner:
         changed = []
         for expression, before in self.watching.items():
             try:
-                value = eval(expression, frame.f_globals, frame.f_locals)
+                value = eval(expression, frame.f_globals, frame_locals(frame))
             except Exception:
                 if before is _UNSEEN:
                     self.watching[expression] = _UNDEFINED
@@ -435,7 +435,7 @@ class LessonRunner:
         The graph is an extra: if reading it fails, the pause goes on without it.
         """
         try:
-            return self.graph.update(frame.f_locals)
+            return self.graph.update(frame_locals(frame))
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}
@@ -444,7 +444,7 @@ class LessonRunner:
         """The frame's autograd actions, kept for the pause (``_grads`` of one request serves the next)."""
         actions = self._frame_actions.get(id(frame))
         if actions is None:
-            actions = AutogradActions(frame.f_globals, frame.f_locals, self.snapshots.summarizer)
+            actions = AutogradActions(frame.f_globals, frame_locals(frame), self.snapshots.summarizer)
             self._frame_actions[id(frame)] = actions
         return actions
 
@@ -477,7 +477,7 @@ class LessonRunner:
         try:
             compile(source, "<console>", "eval")
         except SyntaxError:
-            exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
+            exec(compile(source, "<console>", "exec"), frame.f_globals, frame_locals(frame))
             return self._after_change(frame, {"ok": True, "value": None})
         result = self._actions(frame).evaluate(source)
         result["value"] = result.pop("summary", None)
@@ -524,7 +524,7 @@ class LessonRunner:
         from app.summaries import tensor_values
 
         frame = self._frame(params)
-        tensor = eval(params["expression"], frame.f_globals, frame.f_locals)
+        tensor = eval(params["expression"], frame.f_globals, frame_locals(frame))
         if params.get("grad"):
             tensor = tensor.grad
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}

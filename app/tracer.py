@@ -17,6 +17,8 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
+from app.snapshot import frame_locals
+
 #: Resume actions that pause at the next event of some user frame.
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
 
@@ -233,7 +235,7 @@ class Tracer:
         if not condition:
             return line in self.breakpoints.get(file, {})
         try:
-            return bool(eval(condition, frame.f_globals, frame.f_locals))
+            return bool(eval(condition, frame.f_globals, frame_locals(frame)))
         except Exception as exc:  # a broken condition pauses and says why, as debuggers do
             self.condition_error = {"type": type(exc).__name__, "message": str(exc),
                                     "condition": condition, "line": line}
