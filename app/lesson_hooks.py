@@ -7,6 +7,7 @@ GradStep's own package out of the lesson's way, without changing what the lesson
 
 from __future__ import annotations
 
+import builtins
 import functools
 import importlib
 import os
@@ -42,12 +43,34 @@ def import_engine() -> None:
 def hide_engine(lesson_dir: str) -> None:
     """Let ``import app`` (or ``main``, ``widgets``) find the learner's module next to the lesson, as plain python does.
 
-    GradStep's folder leaves ``sys.path`` and its ``app`` package leaves ``sys.modules``.
+    GradStep's folder leaves ``sys.path`` and its ``app`` package leaves ``sys.modules``;
+    an import of ``app`` made by the engine's own code (a lazy import, the unpickler) still
+    finds the engine's package, lent back to ``sys.modules`` for the time of that import.
     """
     root = os.path.realpath(ENGINE_ROOT)
     rest = [entry for entry in sys.path[1:] if os.path.realpath(entry or os.curdir) != root]
     sys.path[:] = [lesson_dir, *rest]
-    sys.modules.pop("app", None)
+    engine = sys.modules.pop("app", None)
+    if engine is None:
+        return
+    original = builtins.__import__
+
+    def engine_aware_import(name: str, globals: dict[str, Any] | None = None, locals: Any = None,
+                            fromlist: Any = (), level: int = 0) -> Any:
+        if level or not (name == "app" or name.startswith("app.")) or not globals or \
+                os.path.dirname(globals.get("__file__") or "") != ENGINE_DIR:
+            return original(name, globals, locals, fromlist, level)
+        learners = sys.modules.get("app")
+        sys.modules["app"] = engine
+        try:
+            return original(name, globals, locals, fromlist, level)
+        finally:
+            if learners is None:
+                sys.modules.pop("app", None)
+            else:
+                sys.modules["app"] = learners
+
+    builtins.__import__ = engine_aware_import
 
 
 def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
