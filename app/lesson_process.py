@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -150,10 +150,13 @@ class LessonProcess:
         self.on_message(code)
 
     def _read_output(self, pipe: _OutputPipe) -> None:
-        while not pipe.closed:
-            select.select([pipe.fd], [], [])
-            with self._output_lock:
-                self._deliver(pipe)
+        with selectors.DefaultSelector() as selector:
+            selector.register(pipe.fd, selectors.EVENT_READ)
+            while not pipe.closed:
+                selector.select()
+                with self._output_lock:
+                    self._deliver(pipe)
+        pipe.close()
 
     def _deliver(self, pipe: _OutputPipe) -> None:
         for text in pipe.pending():
@@ -170,6 +173,10 @@ class _OutputPipe:
         os.set_blocking(self.fd, False)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.closed = False
+
+    def close(self) -> None:
+        """Release the fd once the pipe has ended."""
+        self._stream.close()
 
     def pending(self) -> list[str]:
         """The text in the pipe now, in pieces of at most 64 KiB; marks the pipe closed at its end."""

@@ -253,7 +253,8 @@ class LessonRunner:
         return m.Ended("ok")
 
     def _notify(self, kind: str, text: str, line: int | None = None) -> None:
-        self.channel.send(m.Notice(kind, text, line))
+        if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
+            self.channel.send(m.Notice(kind, text, line))
 
     def _on_lesson_settrace(self, function: Any, caller: FrameType) -> None:
         """The lesson replaced the trace function: say that stepping stops there."""

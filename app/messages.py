@@ -88,7 +88,7 @@ class Started:
 
 @dataclass
 class Output:
-    """Text the lesson wrote: ``stream`` is stdout, stderr or native (C-level output)."""
+    """Text the lesson wrote to fd 1 (``stream`` stdout) or fd 2 (stderr); native is for the app's own notes."""
 
     stream: str
     text: str
