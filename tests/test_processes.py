@@ -162,8 +162,9 @@ def test_pause_reaches_a_loop_on_one_line(session, events, lesson, setup):
 
 def test_a_pause_inside_one_long_call_says_so_and_stop_still_ends_it(session, events, lesson):
     path = lesson("""
+    import threading
     import time
-    print("sleeping", flush=True)
+    threading.Timer(1.0, print, ("sleeping",), {"flush": True}).start()  # said from inside the sleep
     time.sleep(30)
     """)
     session.start(path, stop_on_entry=False)
