@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -33,7 +34,13 @@ def main(argv: list[str] | None = None) -> int:
         from app.trace import write_trace
 
         sys.stdout.reconfigure(encoding="utf-8")
-        return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph)
+        try:
+            return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph)
+        except BrokenPipeError:
+            # The reader left (``--trace FILE | head``): end quietly, as a Unix filter does, with
+            # stdout on /dev/null so that the interpreter's final flush cannot fail again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
     from widgets.app import run_app
 
     return run_app(args.file)

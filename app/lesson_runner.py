@@ -1,9 +1,10 @@
 """The lesson process: runs one lesson as ``__main__`` under the tracer and answers the app.
 
 Started by :class:`app.lesson_process.LessonProcess` as ``python -m app.lesson_runner``.
-Messages arrive on stdin and leave on a copy of stdout; the lesson's own ``print`` output
-is forwarded as :class:`~app.messages.Output` messages, and anything written at the C
-level (fd 1 and 2) reaches the app through the stderr pipe as "native" output.
+Messages arrive on stdin and leave on a pipe of their own; the lesson's fd 1 and fd 2 are
+plain pipes to the app, and its ``sys.stdout`` / ``sys.stderr`` real text files on them
+that write through at once, so ``print``, ``sys.__stdout__`` and C-level writes arrive in
+the order they were written.
 """
 
 from __future__ import annotations
@@ -18,30 +19,29 @@ import queue
 import signal
 import sys
 import threading
-import time
 import traceback
 import types
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, BinaryIO
 
+from app import lesson_hooks
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
 from app.engine_reads import engine_reads, learner_code
-from app.snapshot import SnapshotBuilder, frame_entry
-from app.tracer import Tracer, untrace_imports
-
-#: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
-FLUSH_CHARS = 8192
-FLUSH_SECONDS = 0.1
-#: The largest piece of text in one Output message.
-CHUNK_CHARS = 65536
+from app.lesson_process import CHANNEL_FD_VARIABLE
+from app.snapshot import SnapshotBuilder, frame_entry, frame_locals
+from app.tracer import Tracer, executable_lines, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
 
-_INTERRUPT = signal.SIGUSR1 if hasattr(signal, "SIGUSR1") else signal.SIGINT
+#: The signal number the command reader hands to ``_thread.interrupt_main``: a real-time
+#: signal no lesson plausibly touches, so a lesson's own SIGUSR1 handling stays its own.
+_INTERRUPT = signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN") else getattr(signal, "SIGUSR2", signal.SIGINT)
+#: How long a pause may take to land before the app hears that the lesson is inside a long call.
+PAUSE_LANDING_SECONDS = 0.3
 
 
 class Channel:
@@ -51,6 +51,14 @@ class Channel:
         self.inbound = inbound
         self.outbound = outbound
         self._lock = threading.Lock()
+
+    def detach(self) -> None:
+        """Point both pipe ends at /dev/null (in a forked child): the fds and file objects stay
+        valid, so nothing can later write a stray byte to whatever reuses their numbers."""
+        null = os.open(os.devnull, os.O_RDWR)
+        for stream in (self.inbound, self.outbound):
+            os.dup2(null, stream.fileno())
+        os.close(null)
 
     def send(self, message: Any) -> None:
         data = m.encode(message)
@@ -65,45 +73,26 @@ class Channel:
             return None
 
 
-class LessonStream(io.TextIOBase):
-    """``sys.stdout`` / ``sys.stderr`` of the lesson: buffers text and forwards it in bounded chunks."""
+class LessonStream(io.TextIOWrapper):
+    """``sys.stdout`` / ``sys.stderr`` of the lesson: a real text file on fd 1 or fd 2.
 
-    def __init__(self, name: str, channel: Channel) -> None:
-        self.name = name
-        self._channel = channel
-        self._parts: list[str] = []
-        self._size = 0
-        self._lock = threading.RLock()
-
-    @property
-    def encoding(self) -> str:
-        return "utf-8"
-
-    def writable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:
-        return False
+    Every write goes through to the fd at once, as with ``python -u``, so text written by
+    ``print``, ``sys.__stdout__``, ``sys.stdout.buffer`` and ``os.write(1, ...)`` arrives in
+    the order it was written; ``fileno()``, ``buffer``, ``reconfigure()`` and ``isatty()``
+    work as on any file.
+    """
 
     def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        with self._lock:
-            self._parts.append(text)
-            self._size += len(text)
-            if self._size >= FLUSH_CHARS:
-                self.flush()
-        return len(text)
+        count = super().write(text)
+        self.flush()
+        return count
 
-    def flush(self) -> None:
-        with self._lock:
-            if not self._parts:
-                return
-            text = "".join(self._parts)
-            self._parts.clear()
-            self._size = 0
-            for start in range(0, len(text), CHUNK_CHARS):
-                self._channel.send(m.Output(self.name, text[start:start + CHUNK_CHARS]))
+
+def lesson_stream(fd: int, name: str, errors: str) -> LessonStream:
+    """The text stream of the lesson on ``fd`` (1 or 2), named as Python names its own."""
+    raw = io.FileIO(fd, "w", closefd=False)
+    raw.name = name
+    return LessonStream(io.BufferedWriter(raw), encoding="utf-8", errors=errors)
 
 
 class NoInput(io.TextIOBase):
@@ -142,11 +131,25 @@ class LessonRunner:
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
         self.namespace: dict[str, Any] = {}
-        self.streams: list[LessonStream] = []
+        self.streams: list[io.TextIOBase] = [sys.stdout, sys.stderr]
+        self.forked = False
         self.request_handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             name.removeprefix("_cmd_"): getattr(self, name) for name in dir(self) if name.startswith("_cmd_")
         }
         threading.Thread(target=self._read_commands, name="gradstep-commands", daemon=True).start()
+        os.register_at_fork(after_in_child=self._after_fork_in_child)
+
+    def _after_fork_in_child(self) -> None:
+        """The lesson called ``os.fork()``: the child runs on untraced, as in plain Python.
+
+        It keeps fd 1 and fd 2 (its output reaches the app as the parent's does) but never
+        touches the message pipes, and it ends as a script ends, without a pause.
+        """
+        sys.settrace(None)
+        threading.settrace(None)
+        self.forked = True
+        self.tracer = None
+        self.channel.detach()
 
     # ---- the reader thread --------------------------------------------------------------
 
@@ -160,6 +163,26 @@ class LessonRunner:
             self.inbox.put(message)
             if isinstance(message, (m.Pause, m.SetBreakpoints)) and not self.paused and self.tracer:
                 _thread.interrupt_main(_INTERRUPT)
+                if isinstance(message, m.Pause):
+                    threading.Timer(PAUSE_LANDING_SECONDS, self._check_pause_landed, (self.step,)).start()
+
+    def _check_pause_landed(self, step: int) -> None:
+        """Tell the app when a pause has not landed in time: the lesson is inside one long call."""
+        if self.paused or self.step != step or self.tracer is None:
+            return
+        frame = sys._current_frames().get(threading.main_thread().ident)
+        if frame is None:
+            return
+        user = self.tracer.user_frames(frame)
+        inner = user[0] if user else None
+        where = f"line {inner.f_lineno}" if inner is not None else "the lesson"
+        code = linecache.getline(inner.f_code.co_filename, inner.f_lineno).strip() if inner is not None else ""
+        call = f"{frame.f_code.co_name}() of {os.path.basename(frame.f_code.co_filename)}, called from " \
+            if frame is not inner else ""
+        self.channel.send(m.Notice("busy", (
+            f"The lesson is inside a call that cannot be interrupted ({call}{where}"
+            f"{': ' + code if code else ''}); the pause lands when it returns. Stop ends it now."),
+            inner.f_lineno if inner is not None else None))
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
         """Apply breakpoints and pause requests that arrived while the lesson runs."""
@@ -180,6 +203,10 @@ class LessonRunner:
                 self.channel.send(m.Reply(message.id, message.kind, {"ok": False, "error": {
                     "type": "NotPaused", "message": "the lesson is running; pause it first"}}))
         self.tracer.arm(frame, "step_into" if pause else self.tracer.action)
+        if pause and frame is not None and self.tracer.is_user_code(frame.f_code):
+            # A loop on one line (``while True: pass``) jumps onto its own line and raises no
+            # line event: let the interrupted frame pause at its next opcode instead.
+            frame.f_trace_opcodes = True
 
     # ---- running ------------------------------------------------------------------------
 
@@ -198,11 +225,15 @@ class LessonRunner:
             return m.Ended("error", {"type": type(exc).__name__, "message": exc.msg,
                                      "line": exc.lineno, "column": exc.offset,
                                      "text": (exc.text or "").rstrip("\n"), "traceback": []})
+        if not any(line > 0 for line in executable_lines(code)):
+            return m.Ended("empty")
         self._prepare_main(command)
         untrace_imports()
         self.tracer = Tracer({command.path}, self._pause)
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
+        lesson_hooks.watch_settrace(self._on_lesson_settrace)
+        lesson_hooks.watch_other_threads(self.tracer.is_user_code, self.tracer.breakpoint_lines, self._notify)
         signal.signal(_INTERRUPT, self._on_interrupt)
         self.tracer.start(command.stop_on_entry)
         if not self.inbox.empty():  # a pause or breakpoint that came before the tracer existed
@@ -212,14 +243,31 @@ class LessonRunner:
             exec(code, self.namespace)
         except SystemExit as exc:
             sys.settrace(None)
+            if self.forked:
+                raise
             return self._exited(exc)
         except BaseException as exc:  # everything the lesson raises is the learner's to see
             sys.settrace(None)
+            if self.forked:
+                raise
             return self._post_mortem(exc)
         finally:
             sys.settrace(None)
             self._flush()
         return m.Ended("ok")
+
+    def _notify(self, kind: str, text: str, line: int | None = None) -> None:
+        if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
+            self.channel.send(m.Notice(kind, text, line))
+
+    def _on_lesson_settrace(self, function: Any, caller: FrameType) -> None:
+        """The lesson replaced the trace function: say that stepping stops there."""
+        user = self.tracer.user_frames(caller) if self.tracer is not None else []
+        line = user[0].f_lineno if user else None
+        what = "removed the trace function (sys.settrace(None))" if function is None else \
+            "installed its own trace function (sys.settrace)"
+        self._notify("untraced", f"Line {line}: the lesson {what}; from here on GradStep may not stop in this "
+                                 "thread any more, neither at a step nor at a breakpoint.", line)
 
     def _prepare_main(self, command: m.Run) -> None:
         module = types.ModuleType("__main__")
@@ -234,19 +282,14 @@ class LessonRunner:
         linecache.cache[command.path] = (len(command.source), None, lines, command.path)
         builtins.input = _no_input
         sys.stdin = NoInput()
-        self.streams = [LessonStream("stdout", self.channel), LessonStream("stderr", self.channel)]
-        sys.stdout, sys.stderr = self.streams
-        threading.Thread(target=self._flush_periodically, name="gradstep-flush", daemon=True).start()
-
-    def _flush_periodically(self) -> None:
-        """Send what a running lesson printed even when it then computes for a long time."""
-        while True:
-            time.sleep(FLUSH_SECONDS)
-            self._flush()
+        lesson_hooks.hide_engine(sys.path[0])
 
     def _flush(self) -> None:
         for stream in self.streams:
-            stream.flush()
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # closed by the lesson, or its reader is gone
+                pass
 
     def _exited(self, exc: SystemExit) -> m.Ended:
         code = exc.code
@@ -277,6 +320,8 @@ class LessonRunner:
         self._flush()
         if user_tb:
             self.frames = list(reversed(user_tb))
+            # The grad mode at the raising line: a ``with torch.no_grad():`` around it has exited by now.
+            error["grad_mode"] = lesson_hooks.grad_mode_at_raise(exc)
             self._serve_pause("exception", None, post_mortem=error)
         return m.Ended("error", error)
 
@@ -290,6 +335,8 @@ class LessonRunner:
                 return "step_into", None, None  # keep watching without stopping
         self.watching = None
         self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+        for user_frame, _ in self.frames:
+            user_frame.f_trace_opcodes = False  # set by a pause request; one pause is all it was for
         resume = self._serve_pause(event, arg, watch_changed=changed)
         if resume.action == "record":
             self.recording = resume.limit if resume.limit is not None else 10**9
@@ -311,7 +358,7 @@ class LessonRunner:
         changed = []
         for expression, before in self.watching.items():
             try:
-                value = eval(expression, frame.f_globals, frame.f_locals)
+                value = eval(expression, frame.f_globals, frame_locals(frame))
             except Exception:
                 if before is _UNSEEN:
                     self.watching[expression] = _UNDEFINED
@@ -346,7 +393,7 @@ class LessonRunner:
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
                 snapshot["graph"] = self._graph_update(self.frames[0][0])
                 if post_mortem is not None:
-                    snapshot.update(exception=post_mortem, post_mortem=True)
+                    snapshot.update(post_mortem.pop("grad_mode", {}), exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:
                     snapshot["condition_error"] = self.tracer.condition_error
                     self.tracer.condition_error = None
@@ -394,7 +441,7 @@ class LessonRunner:
         The graph is an extra: if reading it fails, the pause goes on without it.
         """
         try:
-            return self.graph.update(frame.f_locals)
+            return self.graph.update(frame_locals(frame))
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}
@@ -403,7 +450,7 @@ class LessonRunner:
         """The frame's autograd actions, kept for the pause (``_grads`` of one request serves the next)."""
         actions = self._frame_actions.get(id(frame))
         if actions is None:
-            actions = AutogradActions(frame.f_globals, frame.f_locals, self.snapshots.summarizer)
+            actions = AutogradActions(frame.f_globals, frame_locals(frame), self.snapshots.summarizer)
             self._frame_actions[id(frame)] = actions
         return actions
 
@@ -437,7 +484,7 @@ class LessonRunner:
             compile(source, "<console>", "eval")
         except SyntaxError:
             with learner_code():
-                exec(compile(source, "<console>", "exec"), frame.f_globals, frame.f_locals)
+                exec(compile(source, "<console>", "exec"), frame.f_globals, frame_locals(frame))
             return self._after_change(frame, {"ok": True, "value": None})
         result = self._actions(frame).evaluate(source)
         result["value"] = result.pop("summary", None)
@@ -484,7 +531,7 @@ class LessonRunner:
         from app.summaries import tensor_values
 
         frame = self._frame(params)
-        tensor = eval(params["expression"], frame.f_globals, frame.f_locals)
+        tensor = eval(params["expression"], frame.f_globals, frame_locals(frame))
         if params.get("grad"):
             tensor = tensor.grad
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}
@@ -505,21 +552,21 @@ def value_fingerprint(summary: dict[str, Any]) -> Any:
 
 
 def _open_channel() -> Channel:
-    """Take stdin/stdout for messages; C-level stdout goes to the stderr pipe from now on."""
+    """Take stdin for the app's messages and the pipe the app passed for ours; the lesson reads /dev/null."""
     inbound = os.fdopen(os.dup(0), "rb", buffering=0)
-    outbound = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    os.dup2(2, 1)
-    return Channel(io.BufferedReader(inbound), outbound)
+    outbound_fd = int(os.environ.pop(CHANNEL_FD_VARIABLE))
+    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
+    return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))
 
 
 def main() -> None:
     """Entry point of the lesson process."""
     channel = _open_channel()
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), "utf-8",
-                                                   line_buffering=True)
+    sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
+    sys.stderr = sys.__stderr__ = lesson_stream(2, "<stderr>", "backslashreplace")
     faulthandler.enable(file=sys.__stderr__)
     try:
         import torch
@@ -527,6 +574,8 @@ def main() -> None:
         torch_version = str(torch.__version__)
     except ImportError:
         torch_version = None
+    lesson_hooks.record_grad_mode_at_raise()
+    lesson_hooks.import_engine()
     # torch's module objects live as long as the process: keep them out of the collector's
     # scans so a full collection during a pause does not walk them all.
     gc.freeze()
@@ -534,6 +583,9 @@ def main() -> None:
     runner = LessonRunner(channel)
     command = runner.wait_for_run()
     ended = runner.run(command)
+    if runner.forked:  # a forked child that ran to the end of the lesson: it has no app to tell
+        runner._flush()
+        os._exit(0)
     channel.send(ended)
     channel.outbound.flush()
     # Skip interpreter teardown: the lesson's threads and atexit handlers must not hang us.

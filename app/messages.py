@@ -107,7 +107,7 @@ class Started:
 
 @dataclass
 class Output:
-    """Text the lesson wrote: ``stream`` is stdout, stderr or native (C-level output)."""
+    """Text the lesson wrote to fd 1 (``stream`` stdout) or fd 2 (stderr); native is for the app's own notes."""
 
     stream: str
     text: str
@@ -130,8 +130,23 @@ class Reply:
 
 
 @dataclass
+class Notice:
+    """Something the learner must be told while the lesson runs, that no other message says.
+
+    ``kind`` is ``busy`` (a pause has not landed: the lesson is inside one long call),
+    ``untraced`` (the lesson replaced the trace function: stepping stops there) or
+    ``breakpoint`` (a breakpoint will not be hit, and why); ``line`` is the lesson line
+    it is about, if any.
+    """
+
+    kind: str
+    text: str
+    line: int | None = None
+
+
+@dataclass
 class Ended:
-    """The run is over: ``status`` is ok, error, exited, crashed or stopped."""
+    """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run)."""
 
     status: str
     error: dict[str, Any] | None = None
@@ -139,7 +154,8 @@ class Ended:
     signal: str | None = None
 
 
-_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Ended)
+_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,
+                  Ended)
 _BY_NAME = {cls.__name__: cls for cls in _MESSAGE_TYPES}
 
 #: The largest frame either side accepts.

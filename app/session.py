@@ -8,10 +8,12 @@ signals, the headless trace puts them on a queue. No method waits on the lesson.
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import sys
 import threading
+import tokenize
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -26,11 +28,15 @@ IDLE, RUNNING, PAUSED, ENDED = "idle", "running", "paused", "ended"
 
 
 class LessonFileError(Exception):
-    """The lesson file cannot be run: missing, unreadable or not UTF-8."""
+    """The lesson file cannot be run: missing, unreadable or not text in its encoding."""
 
 
 def read_lesson(path: str) -> str:
-    """The text of a lesson file, or a :class:`LessonFileError` that says what is wrong."""
+    """The text of a lesson file, or a :class:`LessonFileError` that says what is wrong.
+
+    The file is decoded as Python decodes source: UTF-8 unless a PEP 263 coding cookie
+    (``# -*- coding: latin-1 -*-``) names another encoding.
+    """
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -41,10 +47,17 @@ def read_lesson(path: str) -> str:
     except OSError as exc:
         raise LessonFileError(f"{path} cannot be read: {exc.strerror or exc}.") from None
     try:
-        return data.decode("utf-8-sig")
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        if "invalid or missing" not in str(exc):  # an unknown or contradictory coding cookie
+            raise LessonFileError(f"{path} cannot be read: {exc}.") from None
+        encoding = "utf-8"  # no cookie, and not UTF-8 either: said below
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
+        name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
         raise LessonFileError(
-            f"{path} is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); "
+            f"{path} is not {name} text (byte {exc.start} is 0x{data[exc.start]:02x}); "
             "save it as UTF-8 and open it again."
         ) from None
 
@@ -230,6 +243,7 @@ class Session:
                 self._refill_spare()
                 return
             if isinstance(message, m.Ended):
+                process.kill_group()  # the run is over: what the lesson started ends with it
                 self._finish(message)
                 return
             self._emit(message)

@@ -40,6 +40,20 @@ def grad_mode() -> dict[str, bool]:
             "inference_mode": torch.is_inference_mode_enabled()}
 
 
+def frame_locals(frame: FrameType) -> dict[str, Any]:
+    """A frame's local namespace, read without side effects on the frame.
+
+    A module frame's is its globals, taken as such: on Python 3.12, reading ``f_locals``
+    marks the frame so that, when the trace function returns, the interpreter writes the
+    namespace back into the frame's fast locals, and the variable of a comprehension
+    inlined at module level (PEP 709), which the namespace lacks, becomes None ("assigning
+    None to unbound local 'seq'").
+    """
+    if frame.f_code.co_name == "<module>":
+        return frame.f_globals
+    return frame.f_locals
+
+
 def frame_entry(frame: FrameType, line: int | None = None) -> dict[str, Any]:
     """One row of the call stack."""
     return {"function": frame.f_code.co_name, "file": frame.f_code.co_filename,
@@ -59,7 +73,7 @@ class SnapshotBuilder:
 
     def _variables(self, frame: FrameType, show_hidden: bool) -> dict[str, Any]:
         summarize = self.summarizer.summarize
-        local_ns = frame.f_locals
+        local_ns = frame_locals(frame)
         out = {"vars": {k: summarize(v) for k, v in visible(local_ns, show_hidden).items()}}
         if local_ns is frame.f_globals:
             out["globals"] = {}

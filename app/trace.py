@@ -12,6 +12,7 @@ import os
 import queue
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from typing import Any, TextIO
 
 import numpy as np
@@ -143,9 +144,11 @@ def write_trace(path: str, out: TextIO, breaks: list[int] | None = None, max_ste
                 timeout: float | None = None, graph: bool = False) -> int:
     """Print the trace of ``path`` as JSON lines; returns the command's exit status."""
     last: dict[str, Any] = {}
-    for record in iter_trace(path, breaks, max_steps, timeout, graph):
-        out.write(json.dumps(jsonable(record), ensure_ascii=False, allow_nan=False) + "\n")
-        out.flush()
-        last = record
-    ok = last.get("status") == "ok" or (last.get("status") == "exited" and last.get("exit_code") == 0)
+    with closing(iter_trace(path, breaks, max_steps, timeout, graph)) as records:  # the lesson ends with us
+        for record in records:
+            out.write(json.dumps(jsonable(record), ensure_ascii=False, allow_nan=False) + "\n")
+            out.flush()
+            last = record
+    status = last.get("status")
+    ok = status in ("ok", "empty") or (status == "exited" and last.get("exit_code") == 0)
     return 0 if ok else 1

@@ -18,6 +18,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from app.engine_reads import engine_reads
+from app.snapshot import frame_locals
 
 #: Resume actions that pause at the next event of some user frame.
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
@@ -106,10 +107,22 @@ class Tracer:
     # ---- configuration ------------------------------------------------------------
 
     def set_breakpoints(self, file: str, lines: dict[int, str | None]) -> None:
-        """Replace the breakpoints of one file (line → condition or None)."""
-        self.breakpoints[canonical(file)] = dict(lines)
+        """Replace the breakpoints of one file (line → condition or None).
+
+        A file with breakpoints is the learner's code from then on (a helper module next to
+        the lesson), so its frames are traced and its breakpoints honoured.
+        """
+        path = canonical(file)
+        self.breakpoints[path] = dict(lines)
+        if lines and path not in self.user_files:
+            self.user_files.add(path)
+            self._is_user_file.clear()
         self._bp_lines.clear()
         self._bp_tracers.clear()
+
+    def breakpoint_lines(self, code: CodeType) -> frozenset[int]:
+        """The lines of ``code`` where a breakpoint (or the run-to target) is set."""
+        return self._lines_to_stop(code)
 
     def is_user_code(self, code: CodeType) -> bool:
         """Whether ``code`` was compiled from one of the lesson's files (cached per filename)."""
@@ -178,6 +191,8 @@ class Tracer:
         return tracer
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        if event == "opcode":  # only a frame interrupted inside a one-line loop traces opcodes
+            event = "line"
         if self._should_pause(frame, event):
             action, file, line = self.on_pause(frame, event, arg)
             return self.resume(frame, action, file, line)
@@ -222,7 +237,7 @@ class Tracer:
             return line in self.breakpoints.get(file, {})
         try:
             with engine_reads():
-                return bool(eval(condition, frame.f_globals, frame.f_locals))
+                return bool(eval(condition, frame.f_globals, frame_locals(frame)))
         except Exception as exc:  # a broken condition pauses and says why, as debuggers do
             self.condition_error = {"type": type(exc).__name__, "message": str(exc),
                                     "condition": condition, "line": line}

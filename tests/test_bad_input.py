@@ -82,7 +82,7 @@ def test_segfault_is_reported_and_the_next_run_works(session, events, lesson):
     session.start(crash, stop_on_entry=False)
     ended = events.end()
     assert (ended.status, ended.exit_code, ended.signal) == ("crashed", -11, "SIGSEGV")
-    assert "Segmentation fault" in events.output("native")  # faulthandler's dump
+    assert "Segmentation fault" in events.output("stderr")  # faulthandler writes its dump to fd 2
     ok = lesson("print('still here')\n", "ok.py")
     session.start(ok, stop_on_entry=False)
     assert events.end().status == "ok"

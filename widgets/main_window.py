@@ -275,6 +275,7 @@ class MainWindow(QMainWindow):
         self.bridge.output.connect(self._on_bridge_output)
         self.bridge.replied.connect(self._on_bridge_replied)
         self.bridge.ended.connect(self._on_bridge_ended)
+        self.bridge.noticed.connect(self._on_bridge_noticed)
         self.code_view.breakpoints_changed.connect(self._on_code_view_breakpoints_changed)
         self.code_view.source_edited.connect(self._on_code_view_source_edited)
         self.lesson_browser.lesson_activated.connect(self._on_lesson_browser_lesson_activated)
@@ -531,6 +532,13 @@ class MainWindow(QMainWindow):
         self.time_travel.record_output(stream, text)
         if self.time_travel.viewing is None:
             self.console.append_output(stream, text)
+
+    def _on_bridge_noticed(self, kind: str, text: str) -> None:
+        """A long call holds the pause up: the status says so; anything else is a note in the output."""
+        if kind == "busy":
+            self.status.show_notice(text)
+        else:
+            self._on_bridge_output("native", f"[GradStep] {text}\n")
 
     def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
         self.time_travel.record_pause(snapshot)

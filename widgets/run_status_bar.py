@@ -15,6 +15,7 @@ END_TEXT = {
     "exited": "Exited",
     "crashed": "The lesson process crashed",
     "stopped": "Stopped",
+    "empty": "Nothing to run: the file holds no statements",
 }
 
 #: The grad-mode chip: text, colour and a one-sentence explanation.
@@ -81,6 +82,10 @@ class RunStatusBar(QStatusBar):
         self.state_label.setText(text)
         self.step_label.setText(f"step {snapshot['step']}" if snapshot and state == "paused" else "")
         self.show_grad_mode(snapshot if state == "paused" else None)
+
+    def show_notice(self, text: str) -> None:
+        """Say what the running lesson is doing that the learner must know (it is inside a long call)."""
+        self.state_label.setText(text)
 
     def show_past(self, snapshot: dict[str, Any], index: int, live: int) -> None:
         """Say that a recorded pause is shown, not the live one."""

@@ -39,6 +39,8 @@ class SessionBridge(QObject):
     """A request was answered: id, kind, result."""
     ended = Signal(object)
     """The run is over; the :class:`~app.messages.Ended` message."""
+    noticed = Signal(str, str)
+    """The engine has something to tell while the lesson runs: kind and text (see :class:`~app.messages.Notice`)."""
 
     _message_arrived = Signal(object)
 
@@ -91,6 +93,8 @@ class SessionBridge(QObject):
             self.replied.emit(message.id, message.kind, message.result)
         elif isinstance(message, m.Ended):
             self.ended.emit(message)
+        elif isinstance(message, m.Notice):
+            self.noticed.emit(message.kind, message.text)
 
     def _flush_output(self) -> None:
         with self._pending_lock:

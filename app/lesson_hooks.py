@@ -1,0 +1,151 @@
+"""The lesson process's few hooks into the interpreter, each there so the lesson runs as with plain python.
+
+They let the engine see what it must report (a lesson replacing the trace function, a
+breakpoint in another thread, the grad mode where an exception was raised) and keep
+GradStep's own package out of the lesson's way, without changing what the lesson computes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import importlib
+import os
+import pkgutil
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from app.snapshot import grad_mode
+
+#: The folder of the engine's modules: frames whose code is here are the engine's own.
+ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The folder that holds the ``app`` package (on the lesson process's PYTHONPATH).
+ENGINE_ROOT = os.path.dirname(ENGINE_DIR)
+
+#: The last exception seen leaving a grad-mode ``with`` block, and the grad mode inside it.
+_raised: list[Any] = [None, None]
+
+
+def import_engine() -> None:
+    """Import every module of the ``app`` package now (in the warm spare, before any lesson).
+
+    :func:`hide_engine` then takes the package's name away from the lesson; the engine's
+    lazy ``from app.x import y`` imports keep working because ``app.x`` is in ``sys.modules``.
+    """
+    package = sys.modules["app"]
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"app.{info.name}")
+
+
+def hide_engine(lesson_dir: str) -> None:
+    """Let ``import app`` (or ``main``, ``widgets``) find the learner's module next to the lesson, as plain python does.
+
+    GradStep's folder leaves ``sys.path`` and its ``app`` package leaves ``sys.modules``;
+    an import of ``app`` made by the engine's own code (a lazy import, the unpickler) still
+    finds the engine's package, lent back to ``sys.modules`` for the time of that import.
+    """
+    root = os.path.realpath(ENGINE_ROOT)
+    rest = [entry for entry in sys.path[1:] if os.path.realpath(entry or os.curdir) != root]
+    sys.path[:] = [lesson_dir, *rest]
+    engine = sys.modules.pop("app", None)
+    if engine is None:
+        return
+    original = builtins.__import__
+
+    def engine_aware_import(name: str, globals: dict[str, Any] | None = None, locals: Any = None,
+                            fromlist: Any = (), level: int = 0) -> Any:
+        if level or not (name == "app" or name.startswith("app.")) or not globals or \
+                os.path.dirname(globals.get("__file__") or "") != ENGINE_DIR:
+            return original(name, globals, locals, fromlist, level)
+        learners = sys.modules.get("app")
+        sys.modules["app"] = engine
+        try:
+            return original(name, globals, locals, fromlist, level)
+        finally:
+            if learners is None:
+                sys.modules.pop("app", None)
+            else:
+                sys.modules["app"] = learners
+
+    builtins.__import__ = engine_aware_import
+
+
+def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
+    """Call ``on_change(function, caller_frame)`` when code other than the engine's calls ``sys.settrace``.
+
+    The call itself goes through unchanged; a removal while nothing traces changes nothing
+    and is not reported.
+    """
+    original = getattr(sys.settrace, "__wrapped__", sys.settrace)
+
+    @functools.wraps(original)
+    def settrace(function: Any) -> None:
+        caller = sys._getframe(1)
+        engine = os.path.dirname(caller.f_code.co_filename) == ENGINE_DIR
+        # A new thread installs the hook of threading.settrace (see watch_other_threads) itself.
+        if not engine and function is not threading.gettrace() and (
+                function is not None or sys.gettrace() is not None):
+            on_change(function, caller)
+        original(function)
+
+    sys.settrace = settrace
+
+
+def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: Callable[[Any], frozenset[int]],
+                        notify: Callable[[str, str, int | None], None]) -> None:
+    """Say once per function when lesson code holding a breakpoint runs in a thread other than the main one.
+
+    GradStep pauses the main thread only; a breakpoint elsewhere would otherwise be
+    silently passed by.
+    """
+    warned: set[Any] = set()
+
+    def thread_trace(frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if code in warned or not is_user_code(code):
+            return None
+        lines = breakpoint_lines(code)
+        if lines:
+            warned.add(code)
+            line = min(lines)
+            notify("breakpoint", f"The breakpoint at line {line} is in {code.co_name}(), which runs in thread "
+                                 f"'{threading.current_thread().name}': GradStep pauses only the main thread, "
+                                 "so it will not stop there.", line)
+        return None
+
+    threading.settrace(thread_trace)
+
+
+def record_grad_mode_at_raise() -> None:
+    """Remember the grad mode inside a ``torch.no_grad()`` (or similar) block that an exception leaves.
+
+    By the time the runner catches an uncaught exception every ``with`` block has exited
+    and restored the mode; the post-mortem pause shows the one the raising line ran under.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    from torch.autograd import grad_mode as modes
+
+    for cls in (modes.no_grad, modes.enable_grad, modes.set_grad_enabled, modes.inference_mode):
+        exit_ = cls.__dict__.get("__exit__")
+        if exit_ is None or hasattr(exit_, "__wrapped__"):
+            continue
+
+        @functools.wraps(exit_)
+        def recording_exit(self: Any, exc_type: Any, exc_value: Any, traceback: Any, _exit: Any = exit_) -> Any:
+            if exc_value is not None and _raised[0] is not exc_value:  # the innermost block is the truth
+                _raised[:] = [exc_value, grad_mode()]
+            return _exit(self, exc_type, exc_value, traceback)
+
+        cls.__exit__ = recording_exit
+
+
+def grad_mode_at_raise(exc: BaseException) -> dict[str, bool]:
+    """The grad mode where ``exc`` was raised: inside its innermost grad-mode block, else the current one."""
+    exception, mode = _raised
+    _raised[:] = [None, None]
+    return mode if exception is exc else grad_mode()
