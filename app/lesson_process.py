@@ -138,8 +138,9 @@ class LessonProcess:
                 message = m.read_message(stream)
             except m.MalformedMessage as exc:  # the channel can no longer be trusted: end the run
                 self.kill()
-                self._native.join()
                 code = self.process.wait()
+                for reader in self._readers:
+                    reader.join(DRAIN_SECONDS)
                 self.on_message(m.Ended("crashed", error=malformed_error(exc), exit_code=code,
                                         signal=signal_name(code)))
                 return

@@ -25,9 +25,13 @@ WRITE_TO_CHANNEL = """
 import fcntl, os, sys, time
 sys.stdout.flush()
 stderr_pipe = os.readlink("/proc/self/fd/2")
+def pipe_of(fd):  # listdir's own directory fd is listed, then closed: it has no link any more
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
 fd = next(int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) > 2
-          and os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
-          and os.readlink(f"/proc/self/fd/{fd}") != stderr_pipe
+          and pipe_of(fd).startswith("pipe:") and pipe_of(fd) != stderr_pipe
           and fcntl.fcntl(int(fd), fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY)
 os.write(fd, DATA)
 time.sleep(30)

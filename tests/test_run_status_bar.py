@@ -8,7 +8,7 @@ from test_main_window import wait_ended
 
 def test_a_pause_held_up_by_a_long_call_is_explained_and_stop_still_works(qtbot, window_on):
     window = window_on("import time\nprint('sleeping', flush=True)\ntime.sleep(30)\n")
-    window.act_start.trigger()
+    window.act_run_to_end.trigger()
     qtbot.waitUntil(lambda: "sleeping" in window.console.output.toPlainText(), timeout=30_000)
     window.act_pause.trigger()
     qtbot.waitUntil(lambda: "cannot be interrupted" in window.state_label.text(), timeout=5_000)
@@ -21,6 +21,6 @@ def test_a_breakpoint_that_will_not_be_hit_is_said_in_the_output(qtbot, window_o
     window = window_on("import threading\ndef work():\n    return 1\n"
                        "worker = threading.Thread(target=work)\nworker.start()\nworker.join()\n")
     assert click_gutter(qtbot, window.code_view, 3) == {3: None}
-    window.act_start.trigger()
+    window.act_run_to_end.trigger()
     assert wait_ended(qtbot, window).status == "ok"
     qtbot.waitUntil(lambda: "will not stop there" in window.console.output.toPlainText(), timeout=5_000)
