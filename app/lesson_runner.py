@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
+from app.origins import OriginBook, forward_log, sequence_peek
 from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
 from app.tracer import Tracer, untrace_imports
 
@@ -130,7 +131,8 @@ class LessonRunner:
         self.paused = False
         self.step = 0
         self.snapshots = SnapshotBuilder()
-        self.graph = GraphTracker(self.snapshots.summarizer.tensors)
+        self.origins = OriginBook(sequence_peek())
+        self.graph = GraphTracker(self.snapshots.summarizer.tensors, self.origins.origin)
         self._frame_actions: dict[int, AutogradActions] = {}
         self.recording = 0
         self.watching: dict[str, Any] | None = None
@@ -196,7 +198,7 @@ class LessonRunner:
                                      "text": (exc.text or "").rstrip("\n"), "traceback": []})
         self._prepare_main(command)
         untrace_imports()
-        self.tracer = Tracer({command.path}, self._pause)
+        self.tracer = Tracer({command.path}, self._pause, forward_log())
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         signal.signal(_INTERRUPT, self._on_interrupt)
@@ -333,6 +335,7 @@ class LessonRunner:
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None,
                      watch_changed: list[str] | None = None) -> m.Resume:
         self.paused = True
+        self.origins.paused([frame for frame, _ in self.frames], event, self.tracer.lines, self.tracer.forwards)
         try:
             with outside_jit_tracing():
                 self._flush()
@@ -356,6 +359,7 @@ class LessonRunner:
             self._flush()
             self._frame_actions.clear()
             self.paused = False
+            self.origins.resumed()
 
     def _command_loop(self) -> m.Resume:
         while True:
@@ -371,8 +375,9 @@ class LessonRunner:
         handler = self.request_handlers.get(request.kind)
         if handler is None:
             return {"ok": False, "error": {"type": "UnknownRequest", "message": request.kind}}
+        self.origins.request(request.kind, self.frames[self.selected][0])
         try:
-            result = handler(request.params)
+            result = self.tracer.lines.watch_call(handler, request.params)
         except Exception as exc:  # a failing request is an answer, never a dead lesson
             result = {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
         finally:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
+from app.origins import ForwardLog, LineLog
+
 #: Resume actions that pause at the next event of some user frame.
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
 
@@ -83,9 +85,12 @@ class Tracer:
     on_pause
         ``on_pause(frame, event, arg)`` runs the pause (snapshot, command loop) and returns
         the resume action with its target, as ``(action, file, line)``.
+    forwards
+        Notes the ``nn.Module`` calls made while stepping (None: not watched).
     """
 
-    def __init__(self, user_files: set[str], on_pause: Callable[[FrameType, str, Any], tuple]) -> None:
+    def __init__(self, user_files: set[str], on_pause: Callable[[FrameType, str, Any], tuple],
+                 forwards: ForwardLog | None = None) -> None:
         self.user_files = {canonical(f) for f in user_files}
         self.on_pause = on_pause
         self.action = "continue"
@@ -98,6 +103,8 @@ class Tracer:
         self._bp_tracers: dict[CodeType, TraceFn] = {}
         self.condition_error: dict[str, Any] | None = None
         self.hit_breakpoint = False
+        self.lines = LineLog(self.is_user_code)
+        self.forwards = forwards
         self._local_fn = self._local
         self._global = self._make_global()
 
@@ -143,13 +150,19 @@ class Tracer:
         file_is_user = self._is_user_file
         classify = self.is_user_code
         enter = self._enter
+        forwards = self.forwards
+        module_call = forwards.code if forwards else None
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> TraceFn | None:
             code = frame.f_code
             user = file_is_user.get(code.co_filename)
             if user is None:
                 user = classify(code)
-            return enter(frame, event, arg) if user else None
+            if user:
+                return enter(frame, event, arg)
+            if code is module_call and self.action in STEPPING:
+                return forwards.entered(frame)
+            return None
 
         return global_trace
 
@@ -176,6 +189,8 @@ class Tracer:
         return tracer
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        if self.action in STEPPING:
+            self.lines.saw(frame, event)
         if self._should_pause(frame, event):
             action, file, line = self.on_pause(frame, event, arg)
             return self.resume(frame, action, file, line)
@@ -250,11 +265,21 @@ class Tracer:
             self.action = "continue"
         for outer in stack[1:]:
             outer.f_trace = self._frame_tracer(outer)
+        self._watch_lines(frame)
         if self._needs_tracing():
             sys.settrace(self._global)
             return self._frame_tracer(frame)
         sys.settrace(None)
         return None
+
+    def _watch_lines(self, frame: FrameType | None) -> None:
+        """Origins are watched while stepping only; continue mode leaves them unknown."""
+        if self.action not in STEPPING:
+            self.lines.untraced()
+            if self.forwards:
+                self.forwards.forget()
+        elif self.forwards:
+            self.forwards.restart(frame)
 
     def _frame_tracer(self, frame: FrameType) -> TraceFn | None:
         if self.action in STEPPING:
@@ -274,4 +299,5 @@ class Tracer:
     def start(self, stop_on_entry: bool) -> None:
         """Install the tracer before the lesson's module code starts."""
         self.action = "step_into" if stop_on_entry else "continue"
+        self._watch_lines(None)
         sys.settrace(self._global if self._needs_tracing() else None)
