@@ -111,6 +111,45 @@ def test_step_into_gives_the_callee_lines_and_the_caller_line_for_its_arguments(
                      "SubBackward0": call}
 
 
+def test_a_statement_over_several_lines_is_one_pass(session, events, lesson):
+    path = lesson("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        for k in range(2):
+            y = (x * 2 +   # start
+                 x * 3)
+        done = True   # end
+    """)
+    session.start(path)
+    added = added_until(session, events, path, "# end", session.step_into)
+    origins = {(n["name"], n["origin"]["line"], n["origin"]["pass"]) for nodes in added for n in nodes}
+    start = line_of(path, "# start")
+    assert {o for o in origins if o[0] != "AccumulateGrad"} == {
+        ("MulBackward0", start, 1), ("AddBackward0", start, 1), ("MulBackward0", start, 2), ("AddBackward0", start, 2)}
+
+
+def test_step_out_gives_the_caller_line(session, events, lesson):
+    path = lesson("""
+        import torch
+        def twice(v):
+            a = v * 2   # first
+            return a + a
+        x = torch.ones(2, requires_grad=True)
+        y = twice(x)   # call
+        done = True   # end
+    """)
+    first = line_of(path, "# first")
+    session.breakpoints[path] = {first: None}
+    session.start(path, stop_on_entry=False)
+    assert events.pause()["line"] == first
+    session.step_over()
+    assert {n["origin"]["line"] for n in events.pause()["graph"]["added"]} == {first}
+    session.step_out()
+    added = events.pause()["graph"]["added"]
+    assert {(n["name"], n["origin"]["line"], n["origin"]["pass"]) for n in added} == {
+        ("AddBackward0", line_of(path, "# call"), None)}
+
+
 def test_continue_to_a_breakpoint_gives_no_line_and_no_pass(session, events, lesson):
     path = lesson(LOOP)
     end = line_of(path, "# end")
