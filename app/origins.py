@@ -284,7 +284,7 @@ class _Stretch:
 
     def __init__(self, origin: dict[str, Any], calls: list[tuple[int, int, int, str]]) -> None:
         self.origin = origin
-        self.calls = sorted(calls, key=lambda call: (call[0], call[2]))
+        self.calls = sorted(calls, key=lambda call: (call[0], call[2])) if calls else calls
         self.starts = [call[0] for call in self.calls]
         self._by_module: dict[str, dict[str, Any]] = {}
 
