@@ -24,8 +24,8 @@ _EXPRESSION_CODE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr
 Execution = tuple[str, int, "int | None"]
 
 
-def statement_starts(filename: str) -> dict[int, int]:
-    """Line → first line of the statement it belongs to, for the lines of multi-line statements.
+def statement_starts(filename: str) -> tuple[dict[int, int], frozenset[int]]:
+    """Line → first line of the statement it belongs to, and the first lines of loop statements.
 
     Compound statements own only their header lines (``for t in range(\\n N):``). Lines that
     are missing map to themselves.
@@ -33,8 +33,9 @@ def statement_starts(filename: str) -> dict[int, int]:
     try:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except (SyntaxError, ValueError):
-        return {}
+        return {}, frozenset()
     starts: dict[int, int] = {}
+    loops = set()
     for node in ast.walk(tree):  # breadth first: inner statements overwrite outer ones
         if not isinstance(node, ast.stmt):
             continue
@@ -44,7 +45,9 @@ def statement_starts(filename: str) -> dict[int, int]:
             last = max(node.lineno, body[0].lineno - 1)
         for line in range(node.lineno, last + 1):
             starts[line] = node.lineno
-    return starts
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            loops.add(node.lineno)
+    return starts, frozenset(loops)
 
 
 class LineLog:
@@ -58,7 +61,8 @@ class LineLog:
     Notes
     -----
     An execution starts at a line event that is not the same statement going on at another
-    of its lines (a multi-line expression reports ``5, 6, 5, 7, 5``). Lines run in frames
+    of its lines (a multi-line expression reports ``5, 6, 5, 7, 5``; a jump back within one
+    statement is a new execution only in a loop on one line, not in an inlined comprehension). Lines run in frames
     called from the *base* frame (the outermost lesson frame active since the last pause)
     belong to the base frame's execution; when the base returns, everything so far belongs
     to the caller's execution that made the call.
@@ -69,7 +73,7 @@ class LineLog:
         self.counts: dict[tuple[str, int], int] = {}
         self.exact = True  # every execution since the run began was counted
         self.traced = True  # every lesson line since the last pause was seen
-        self._statements: dict[str, dict[int, int]] = {}
+        self._statements: dict[str, tuple[dict[int, int], frozenset[int]]] = {}
         self._last: dict[FrameType, tuple[int, int, int | None]] = {}  # frame -> (statement, offset, pass)
         self._base: FrameType | None = None
         self._first: Execution | None = None
@@ -86,10 +90,10 @@ class LineLog:
             if statements is None:
                 statements = self._statements[file] = statement_starts(file)
             line = frame.f_lineno
-            start = statements.get(line, line)
+            start = statements[0].get(line, line)
             offset = frame.f_lasti
             last = self._last.get(frame)
-            if last is not None and last[0] == start and offset > last[1]:
+            if last is not None and last[0] == start and (offset > last[1] or start not in statements[1]):
                 self._last[frame] = (start, offset, last[2])
                 return  # the same statement goes on at another of its lines
             number = None
@@ -116,8 +120,8 @@ class LineLog:
         if last is not None:
             return frame.f_code.co_filename, last[0], last[2]
         file = frame.f_code.co_filename
-        statements = self._statements.get(file) or {}
-        return file, statements.get(frame.f_lineno, frame.f_lineno), None
+        starts = self._statements[file][0] if file in self._statements else {}
+        return file, starts.get(frame.f_lineno, frame.f_lineno), None
 
     def _enter_caller(self, frame: FrameType) -> None:
         """The base frame returns: what ran so far was part of its caller's current statement."""

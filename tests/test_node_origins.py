@@ -128,6 +128,19 @@ def test_a_statement_over_several_lines_is_one_pass(session, events, lesson):
         ("MulBackward0", start, 1), ("AddBackward0", start, 1), ("MulBackward0", start, 2), ("AddBackward0", start, 2)}
 
 
+def test_each_turn_of_a_loop_on_one_line_is_a_pass(session, events, lesson):
+    path = lesson("""
+        import torch
+        x = torch.ones(2, requires_grad=True)
+        for k in range(3): y = x * (k + 1)   # loop
+        done = True   # end
+    """)
+    session.start(path)
+    added = added_until(session, events, path, "# end", session.step_into)
+    passes = [n["origin"]["pass"] for nodes in added for n in nodes if n["name"] == "MulBackward0"]
+    assert passes == [1, 2, 3]
+
+
 def test_step_out_gives_the_caller_line(session, events, lesson):
     path = lesson("""
         import torch
