@@ -60,9 +60,9 @@ class LineLog:
 
     Notes
     -----
-    An execution starts at a line event that is not the same statement going on at another
-    of its lines (a multi-line expression reports ``5, 6, 5, 7, 5``; a jump back within one
-    statement is a new execution only in a loop on one line, not in an inlined comprehension). Lines run in frames
+    An execution starts at a line event that is not the same statement going on (a multi-line
+    expression reports ``5, 6, 5, 7, 5``, an inlined comprehension jumps back within its line);
+    in a loop statement, an event at the line of the previous one is the next turn. Lines run in frames
     called from the *base* frame (the outermost lesson frame active since the last pause)
     belong to the base frame's execution; when the base returns, everything so far belongs
     to the caller's execution that made the call.
@@ -74,7 +74,7 @@ class LineLog:
         self.exact = True  # every execution since the run began was counted
         self.traced = True  # every lesson line since the last pause was seen
         self._statements: dict[str, tuple[dict[int, int], frozenset[int]]] = {}
-        self._last: dict[FrameType, tuple[int, int, int | None]] = {}  # frame -> (statement, offset, pass)
+        self._last: dict[FrameType, tuple[int, int, int | None]] = {}  # frame -> (statement, line, pass)
         self._base: FrameType | None = None
         self._first: Execution | None = None
         self._count = 0  # executions of the base frame in this stretch
@@ -91,10 +91,9 @@ class LineLog:
                 statements = self._statements[file] = statement_starts(file)
             line = frame.f_lineno
             start = statements[0].get(line, line)
-            offset = frame.f_lasti
             last = self._last.get(frame)
-            if last is not None and last[0] == start and (offset > last[1] or start not in statements[1]):
-                self._last[frame] = (start, offset, last[2])
+            if last is not None and last[0] == start and (last[1] != line or start not in statements[1]):
+                self._last[frame] = (start, line, last[2])
                 return  # the same statement goes on at another of its lines
             number = None
             if code.co_name not in _EXPRESSION_CODE:
@@ -102,7 +101,7 @@ class LineLog:
                 self.counts[(file, start)] = number
                 if not self.exact:
                     number = None
-            state = self._last[frame] = (start, offset, number)
+            state = self._last[frame] = (start, line, number)
             if frame is self._base:
                 self._appended = state
                 self._count += 1
