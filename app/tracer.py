@@ -1,4 +1,5 @@
-"""The line tracer that runs inside the lesson process: where to pause, and nothing else.
+"""The line tracer that runs inside the lesson process: where to pause (and, while stepping,
+which lines and module calls ran, for :mod:`app.origins`).
 
 Only frames whose code comes from the lesson's own file(s) are ever traced line by line;
 library frames get no local trace function, and while nothing is stepped and no
