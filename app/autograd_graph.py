@@ -13,7 +13,7 @@ import functools
 import gc
 import itertools
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from app.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
@@ -363,6 +363,10 @@ class GraphTracker:
     ----------
     summarizer : TensorSummarizer
         Summarises the leaf tensors of ``AccumulateGrad`` nodes (cached by identity and version).
+    origins : callable, optional
+        ``origins(seq)`` is the ``"origin"`` of the node with that ``_sequence_nr()`` (see
+        :class:`app.origins.OriginBook`); an ``AccumulateGrad`` node gets that of the earliest
+        made node that uses it. Without it, ``"origin"`` is None.
 
     Notes
     -----
@@ -371,8 +375,10 @@ class GraphTracker:
     variables that name it, a leaf's summary after its ``.grad`` or values changed.
     """
 
-    def __init__(self, summarizer: TensorSummarizer) -> None:
+    def __init__(self, summarizer: TensorSummarizer,
+                 origins: Callable[[int | None], dict[str, Any]] | None = None) -> None:
         self._summarizer = summarizer
+        self._origins = origins
         self._children: dict[int, list[tuple[int, int]]] = {}
         self._nodes: dict[int, dict[str, Any]] = {}
         self._leaf_tensor: dict[int, int] = {}  # AccumulateGrad id -> id() of its leaf (the node keeps it)
@@ -455,6 +461,7 @@ class GraphTracker:
         names_by_node = _names_by_node(frame.roots)
         reader = _SavedReader(frame.names)
         added, edges, boundary = [], [], set()
+        first_use: dict[int, int] = {}  # node id -> the lowest sequence number of a new node using it
         stack = [node for name, node in frame.root_nodes.items() if frame.roots[name] not in self._children]
         while stack:
             node = stack.pop()
@@ -474,7 +481,16 @@ class GraphTracker:
                     unseen.append(child)
             stack.extend(reversed(unseen))  # first input described first
             self._children[nid] = nexts
-            added.append(self._describe(node, nid, nexts, frame.names, names_by_node, reader))
+            described = self._describe(node, nid, nexts, frame.names, names_by_node, reader)
+            seq = described["seq"]
+            if seq is not None:
+                for cid, _ in nexts:
+                    first_use[cid] = min(first_use.get(cid, seq), seq)
+            added.append(described)
+        if self._origins is not None:
+            for described in added:
+                seq = described["seq"]
+                described["origin"] = self._origins(first_use.get(described["id"]) if seq is None else seq)
         return added, edges, boundary
 
     def _describe(
@@ -500,6 +516,7 @@ class GraphTracker:
             "shape": None if shape is None else reader.shape(shape),
             "saved": saved,
             "next": [list(pair) for pair in nexts],
+            "origin": None,
         }
         self._nodes[nid] = described
         return described

@@ -31,6 +31,7 @@ from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
 from app.engine_reads import engine_reads, learner_code
 from app.lesson_process import CHANNEL_FD_VARIABLE
+from app.origins import OriginBook, forward_log, sequence_peek
 from app.snapshot import SnapshotBuilder, frame_entry, frame_locals
 from app.tracer import Tracer, executable_lines, untrace_imports
 
@@ -123,7 +124,8 @@ class LessonRunner:
         self.paused = False
         self.step = 0
         self.snapshots = SnapshotBuilder()
-        self.graph = GraphTracker(self.snapshots.summarizer.tensors)
+        self.origins = OriginBook(sequence_peek())
+        self.graph = GraphTracker(self.snapshots.summarizer.tensors, self.origins.origin)
         self._frame_actions: dict[int, AutogradActions] = {}
         self.recording = 0
         self.watching: dict[str, Any] | None = None
@@ -229,7 +231,7 @@ class LessonRunner:
             return m.Ended("empty")
         self._prepare_main(command)
         untrace_imports()
-        self.tracer = Tracer({command.path}, self._pause)
+        self.tracer = Tracer({command.path}, self._pause, forward_log())
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         lesson_hooks.watch_settrace(self._on_lesson_settrace)
@@ -385,6 +387,7 @@ class LessonRunner:
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None,
                      watch_changed: list[str] | None = None) -> m.Resume:
         self.paused = True
+        self.origins.paused([frame for frame, _ in self.frames], event, self.tracer.lines, self.tracer.forwards)
         try:
             with engine_reads():
                 self._flush()
@@ -408,6 +411,7 @@ class LessonRunner:
             self._flush()
             self._frame_actions.clear()
             self.paused = False
+            self.origins.resumed()
 
     def _command_loop(self) -> m.Resume:
         while True:
@@ -423,8 +427,9 @@ class LessonRunner:
         handler = self.request_handlers.get(request.kind)
         if handler is None:
             return {"ok": False, "error": {"type": "UnknownRequest", "message": request.kind}}
+        self.origins.request(request.kind, self.frames[self.selected][0])
         try:
-            result = handler(request.params)
+            result = self.tracer.lines.watch_call(handler, request.params)
         except Exception as exc:  # a failing request is an answer, never a dead lesson
             result = {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
         finally:

@@ -23,7 +23,7 @@ from app.session import LessonFileError, Session
 #: Keys of a pause snapshot that the trace leaves out (the app's own bookkeeping and graph diff).
 _APP_ONLY = ("frame_index", "graph")
 #: The keys of a graph node that the trace keeps (saved tensors are for the app's panels).
-_NODE_KEYS = ("id", "name", "kind", "variable", "variables", "shape")
+_NODE_KEYS = ("id", "name", "kind", "variable", "variables", "shape", "origin")
 
 
 def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | None = None,

@@ -1,4 +1,5 @@
-"""The line tracer that runs inside the lesson process: where to pause, and nothing else.
+"""The line tracer that runs inside the lesson process: where to pause (and, while stepping,
+which lines and module calls ran, for :mod:`app.origins`).
 
 Only frames whose code comes from the lesson's own file(s) are ever traced line by line;
 library frames get no local trace function, and while nothing is stepped and no
@@ -18,6 +19,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from app.engine_reads import engine_reads
+from app.origins import ForwardLog, LineLog
 from app.snapshot import frame_locals
 
 #: Resume actions that pause at the next event of some user frame.
@@ -86,9 +88,12 @@ class Tracer:
     on_pause
         ``on_pause(frame, event, arg)`` runs the pause (snapshot, command loop) and returns
         the resume action with its target, as ``(action, file, line)``.
+    forwards
+        Notes the ``nn.Module`` calls made while stepping (None: not watched).
     """
 
-    def __init__(self, user_files: set[str], on_pause: Callable[[FrameType, str, Any], tuple]) -> None:
+    def __init__(self, user_files: set[str], on_pause: Callable[[FrameType, str, Any], tuple],
+                 forwards: ForwardLog | None = None) -> None:
         self.user_files = {canonical(f) for f in user_files}
         self.on_pause = on_pause
         self.action = "continue"
@@ -101,6 +106,8 @@ class Tracer:
         self._bp_tracers: dict[CodeType, TraceFn] = {}
         self.condition_error: dict[str, Any] | None = None
         self.hit_breakpoint = False
+        self.lines = LineLog(self.is_user_code)
+        self.forwards = forwards
         self._local_fn = self._local
         self._global = self._make_global()
 
@@ -158,13 +165,19 @@ class Tracer:
         file_is_user = self._is_user_file
         classify = self.is_user_code
         enter = self._enter
+        forwards = self.forwards
+        module_call = forwards.code if forwards else None
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> TraceFn | None:
             code = frame.f_code
             user = file_is_user.get(code.co_filename)
             if user is None:
                 user = classify(code)
-            return enter(frame, event, arg) if user else None
+            if user:
+                return enter(frame, event, arg)
+            if code is module_call and self.action in STEPPING:
+                return forwards.entered(frame)
+            return None
 
         return global_trace
 
@@ -191,6 +204,8 @@ class Tracer:
         return tracer
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
+        if self.action in STEPPING:
+            self.lines.saw(frame, event)
         if event == "opcode":  # only a frame interrupted inside a one-line loop traces opcodes
             event = "line"
         if self._should_pause(frame, event):
@@ -268,11 +283,21 @@ class Tracer:
             self.action = "continue"
         for outer in stack[1:]:
             outer.f_trace = self._frame_tracer(outer)
+        self._watch_lines(frame)
         if self._needs_tracing():
             sys.settrace(self._global)
             return self._frame_tracer(frame)
         sys.settrace(None)
         return None
+
+    def _watch_lines(self, frame: FrameType | None) -> None:
+        """Origins are watched while stepping only; continue mode leaves them unknown."""
+        if self.action not in STEPPING:
+            self.lines.untraced()
+            if self.forwards:
+                self.forwards.forget()
+        elif self.forwards:
+            self.forwards.restart(frame)
 
     def _frame_tracer(self, frame: FrameType) -> TraceFn | None:
         if self.action in STEPPING:
@@ -292,4 +317,5 @@ class Tracer:
     def start(self, stop_on_entry: bool) -> None:
         """Install the tracer before the lesson's module code starts."""
         self.action = "step_into" if stop_on_entry else "continue"
+        self._watch_lines(None)
         sys.settrace(self._global if self._needs_tracing() else None)
