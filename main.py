@@ -20,6 +20,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, metavar="N", help="with --trace: stop after N records")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="with --trace: stop after this wall time")
     parser.add_argument("--graph", action="store_true", help="with --trace: add the autograd graph to each record")
+    parser.add_argument("--ops", action="store_true",
+                        help="with --trace: add the PyTorch operations of the line that just ran to each record")
     return parser.parse_args(argv)
 
 
@@ -33,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         from app.trace import write_trace
 
         sys.stdout.reconfigure(encoding="utf-8")
-        return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph)
+        return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph,
+                           args.ops)
     from widgets.app import run_app
 
     return run_app(args.file)

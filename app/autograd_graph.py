@@ -20,6 +20,8 @@ from app.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_rep
 
 #: Key of a node's GradStep id in ``node.metadata``.
 METADATA_KEY = "gradstep_id"
+#: Key of the source span ``[line, col, end_line, end_col]`` of the operation that made a node, when stepped.
+SPAN_KEY = "gradstep_span"
 #: Items of one list, tuple or dict searched for tensors.
 CONTAINER_LIMIT = 1_000
 #: Saved tensors with at most this many elements (one line of numbers) carry their values; larger ones
@@ -58,6 +60,12 @@ def node_id(node: Any) -> int:
     if nid is None:
         nid = metadata[METADATA_KEY] = next(_next_id)
     return nid
+
+
+def node_origin(node: Any) -> dict[str, Any]:
+    """Where the code that made a node is: ``span`` (and its ``line``) when an op recorder saw it made."""
+    span = node.metadata.get(SPAN_KEY)
+    return {"span": span} if span is None else {"line": span[0], "span": span}
 
 
 def node_kind(node: Any) -> str:
@@ -499,6 +507,7 @@ class GraphTracker:
             "shape": None if shape is None else reader.shape(shape),
             "saved": saved,
             "next": [list(pair) for pair in nexts],
+            "origin": node_origin(node),
         }
         self._nodes[nid] = described
         return described

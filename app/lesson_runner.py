@@ -28,8 +28,9 @@ from typing import Any, BinaryIO
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
+from app.op_recorder import OpRecorder
 from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
-from app.tracer import Tracer, untrace_imports
+from app.tracer import STEPPING, Tracer, canonical, untrace_imports
 
 #: Text is sent once this much is buffered, at every pause, and every FLUSH_SECONDS while running.
 FLUSH_CHARS = 8192
@@ -41,6 +42,9 @@ CHUNK_CHARS = 65536
 _UNSEEN, _UNDEFINED = object(), object()
 
 _INTERRUPT = signal.SIGUSR1 if hasattr(signal, "SIGUSR1") else signal.SIGINT
+
+#: Resume actions under which the operations of the running line are logged.
+_LOGGED = STEPPING | {"record", "step_expression"}
 
 
 class Channel:
@@ -135,6 +139,8 @@ class LessonRunner:
         self.recording = 0
         self.watching: dict[str, Any] | None = None
         self.tracer: Tracer | None = None
+        self.ops: OpRecorder | None = None
+        self._after_line: m.Resume | None = None
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
         self.namespace: dict[str, Any] = {}
@@ -197,6 +203,7 @@ class LessonRunner:
         self._prepare_main(command)
         untrace_imports()
         self.tracer = Tracer({command.path}, self._pause)
+        self.ops = OpRecorder(self.tracer.is_user_code, self.snapshots.summarizer, self._op_pause)
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         signal.signal(_INTERRUPT, self._on_interrupt)
@@ -279,6 +286,10 @@ class LessonRunner:
     # ---- pausing ------------------------------------------------------------------------
 
     def _pause(self, frame: FrameType, event: str, arg: Any) -> tuple[str, str | None, int | None]:
+        pending, self._after_line = self._after_line, None
+        if pending is not None and not self.tracer.hit_breakpoint and not self._at_target(frame, pending):
+            self.ops.detach()
+            return self._resumed(frame, pending)  # the line an op-level pause continued from is done
         changed: list[str] = []
         if self.watching is not None and not self.tracer.hit_breakpoint:
             changed = self._watch_changes(frame)
@@ -287,6 +298,17 @@ class LessonRunner:
         self.watching = None
         self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
         resume = self._serve_pause(event, arg, watch_changed=changed)
+        return self._resumed(frame, resume)
+
+    def _resumed(self, frame: FrameType, resume: m.Resume) -> tuple[str, str | None, int | None]:
+        """Apply ``resume`` at a line pause of ``frame``: the tracer's action, and the op log on or off."""
+        if resume.action in _LOGGED:
+            self.ops.attach()
+        else:
+            self.ops.detach()
+        if resume.action == "step_expression":
+            self.ops.pause_in(frame)
+            return "step_over", None, None
         if resume.action == "record":
             self.recording = resume.limit if resume.limit is not None else 10**9
             return "step_into", None, None
@@ -295,6 +317,37 @@ class LessonRunner:
             self._watch_changes(frame)
             return "step_into", None, None
         return resume.action, resume.file, resume.line
+
+    @staticmethod
+    def _at_target(frame: FrameType, resume: m.Resume) -> bool:
+        return (resume.action == "run_to" and resume.file is not None
+                and (canonical(resume.file), resume.line) == (canonical(frame.f_code.co_filename), frame.f_lineno))
+
+    def _op_pause(self, frame: FrameType, entry: dict[str, Any]) -> None:
+        """Pause right after an operation of the line stepped by expression, inside the op recorder.
+
+        No trace function runs meanwhile (this is not a trace callback, so the engine's own
+        calls would otherwise be traced). Torch keeps every mode off the stack while the
+        recorder's runs, so requests such as ``evaluate`` are not logged, and the lesson's
+        tensor subclasses are not consulted while the pause reads their tensors.
+        """
+        tracer = sys.gettrace()
+        sys.settrace(None)
+        try:
+            self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+            with sys.modules["torch"]._C.DisableTorchFunctionSubclass():
+                resume = self._serve_pause("op", None, op=entry)
+        finally:
+            sys.settrace(tracer)
+        if resume.action == "step_expression":
+            return
+        self.ops.pause_in(None)
+        if resume.action in ("continue", "run_to"):
+            self.ops.active = False  # the mode is stashed by torch right now: it leaves the stack at the next line
+            self._after_line = resume
+            return
+        action, file, line = self._resumed(frame, resume)
+        frame.f_trace = self.tracer.resume(frame, action, file, line)
 
     def _watch_changes(self, frame: FrameType) -> list[str]:
         """The watched expressions whose value differs from the last one seen.
@@ -331,15 +384,24 @@ class LessonRunner:
         return False
 
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None,
-                     watch_changed: list[str] | None = None) -> m.Resume:
+                     watch_changed: list[str] | None = None, op: dict[str, Any] | None = None) -> m.Resume:
         self.paused = True
         try:
             with outside_jit_tracing():
                 self._flush()
+                if op is None and self.ops is not None:
+                    self.ops.detach()
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
-                snapshot["graph"] = self._graph_update(self.frames[0][0])
+                if op is None:
+                    snapshot["ops"] = self.ops.take() if self.ops is not None else []
+                    snapshot["graph"] = self._graph_update(self.frames[0][0])
+                else:
+                    snapshot["ops"] = list(self.ops.entries)
+                    snapshot["op"] = op
+                    snapshot["vars"][op["variable"]] = op["output"]
+                    snapshot["graph"] = self._graph_update(self.frames[0][0], self.ops.live_outputs())
                 if post_mortem is not None:
                     snapshot.update(exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:
@@ -383,13 +445,13 @@ class LessonRunner:
         index = params.get("frame", self.selected)
         return self.frames[index][0]
 
-    def _graph_update(self, frame: FrameType) -> dict[str, Any]:
-        """The change of the autograd graph of ``frame``'s tensors since the last look.
+    def _graph_update(self, frame: FrameType, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The change of the autograd graph of ``frame``'s tensors (and ``extra`` ones) since the last look.
 
         The graph is an extra: if reading it fails, the pause goes on without it.
         """
         try:
-            return self.graph.update(frame.f_locals)
+            return self.graph.update({**frame.f_locals, **extra} if extra else frame.f_locals)
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}

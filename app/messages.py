@@ -31,7 +31,10 @@ class Run:
 
 @dataclass
 class Resume:
-    """Leave the current pause: ``action`` is step_into, step_over, step_out, continue, run_to or record.
+    """Leave the current pause: ``action`` is step_into, step_over, step_out, step_expression, continue, run_to or record.
+
+    ``step_expression`` runs the paused line one PyTorch operation at a time, pausing (event
+    ``op``) after each operation the frame calls; ``step_over`` from there finishes the line.
 
     ``record`` steps into every event and reports each pause without waiting for the app,
     for ``limit`` pauses (or until a :class:`Pause` arrives), then pauses for real.

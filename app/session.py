@@ -127,6 +127,10 @@ class Session:
         """Run to the next line of this frame (or of its caller)."""
         self._resume(m.Resume("step_over"))
 
+    def step_expression(self) -> None:
+        """Run the paused line one PyTorch operation at a time: pause after each (event ``op``)."""
+        self._resume(m.Resume("step_expression"))
+
     def step_out(self) -> None:
         """Run until this frame has returned to its caller."""
         self._resume(m.Resume("step_out"))
