@@ -43,8 +43,9 @@ _UNSEEN, _UNDEFINED = object(), object()
 
 _INTERRUPT = signal.SIGUSR1 if hasattr(signal, "SIGUSR1") else signal.SIGINT
 
-#: Resume actions under which the operations of the running line are logged.
-_LOGGED = STEPPING | {"record", "step_expression"}
+#: Resume actions under which the operations of the running line are logged (not record mode: its
+#: pauses pass unread, and the history it fills stays as small as without the log).
+_LOGGED = STEPPING | {"step_expression"}
 
 
 class Channel:
@@ -302,7 +303,7 @@ class LessonRunner:
 
     def _resumed(self, frame: FrameType, resume: m.Resume) -> tuple[str, str | None, int | None]:
         """Apply ``resume`` at a line pause of ``frame``: the tracer's action, and the op log on or off."""
-        if resume.action in _LOGGED:
+        if resume.action in _LOGGED and self.recording <= 0:  # a record pass resumes with step_into
             self.ops.attach()
         else:
             self.ops.detach()
@@ -395,7 +396,9 @@ class LessonRunner:
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
                 if op is None:
-                    snapshot["ops"] = self.ops.take() if self.ops is not None else []
+                    ops = self.ops.take() if self.ops is not None else []
+                    if ops:  # the key only when there are some: a record-mode pause stays as small as before
+                        snapshot["ops"] = ops
                     snapshot["graph"] = self._graph_update(self.frames[0][0])
                 else:
                     snapshot["ops"] = list(self.ops.entries)

@@ -1,7 +1,7 @@
 """The PyTorch operations a stepped line runs: name, source span, values and the autograd nodes each made.
 
-Runs inside the lesson process. While a line is stepped a ``TorchFunctionMode`` sits at the
-*bottom* of torch's mode stack and logs the calls a lesson frame makes directly (calls
+Runs inside the lesson process. While a line is stepped (into, over, out or by expression;
+not in continue or record mode) a ``TorchFunctionMode`` sits at the *bottom* of torch's mode stack and logs the calls a lesson frame makes directly (calls
 nested inside torch are passed through untouched); in continue mode it is not on the stack
 at all. Being at the bottom, every mode of the lesson sees each operation first, exactly as
 in a plain run, and a lesson's ``with Mode():`` pops its own mode, never ours.

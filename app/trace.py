@@ -108,7 +108,9 @@ def trace_graph(full: dict[str, Any]) -> dict[str, Any]:
 
 def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str, ops: bool = False) -> dict[str, Any]:
     """A trace record from a pause snapshot and the text printed since the previous one (and its ops)."""
-    record = {k: v for k, v in snapshot.items() if k not in _APP_ONLY and (ops or k != "ops")}
+    record = {k: v for k, v in snapshot.items() if k not in _APP_ONLY and k != "ops"}
+    if ops:
+        record["ops"] = snapshot.get("ops", [])
     record["stdout"] = stdout
     record["stderr"] = stderr
     return record
