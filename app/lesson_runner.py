@@ -205,6 +205,7 @@ class LessonRunner:
         untrace_imports()
         self.tracer = Tracer({command.path}, self._pause)
         self.ops = OpRecorder(self.tracer.is_user_code, self.snapshots.summarizer, self._op_pause)
+        self.ops.values = command.op_values
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         signal.signal(_INTERRUPT, self._on_interrupt)
@@ -396,9 +397,12 @@ class LessonRunner:
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
                 if op is None:
+                    dropped = self.ops.dropped if self.ops is not None else 0
                     ops = self.ops.take() if self.ops is not None else []
                     if ops:  # the key only when there are some: a record-mode pause stays as small as before
                         snapshot["ops"] = ops
+                    if dropped:
+                        snapshot["ops_dropped"] = dropped
                     snapshot["graph"] = self._graph_update(self.frames[0][0])
                 else:
                     snapshot["ops"] = list(self.ops.entries)

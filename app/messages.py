@@ -21,12 +21,16 @@ import numpy as np
 
 @dataclass
 class Run:
-    """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``."""
+    """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``.
+
+    ``op_values`` gives every entry of a pause's ``ops`` log the summaries of its inputs and output.
+    """
 
     path: str
     source: str
     breakpoints: dict[str, dict[int, str | None]] = field(default_factory=dict)
     stop_on_entry: bool = True
+    op_values: bool = False
 
 
 @dataclass

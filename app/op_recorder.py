@@ -41,6 +41,9 @@ _OWNERS = {"TensorBase": "Tensor", "_TensorBase": "Tensor", "_VariableFunctionsC
 #: Descriptor calls (``x.shape``, ``x.grad``) are logged only when they make autograd nodes (``x.T``).
 _ACCESSORS = frozenset({"__get__", "__set__", "__delete__"})
 
+#: Entries logged between two pauses; a stepped-over call running more operations only counts the rest.
+LOG_LIMIT = 1000
+
 OpHandler = Callable[[FrameType, dict[str, Any]], None]
 
 
@@ -113,6 +116,14 @@ class OpRecorder:
     on_op
         ``on_op(frame, entry)`` serves an op-level pause; called after each operation of the frame
         given to :meth:`pause_in`.
+
+    Attributes
+    ----------
+    values : bool
+        Whether every entry carries summaries of its ``inputs`` (and ``kwargs``) and ``output``;
+        without, only the entries of op-level pauses do (summaries are most of the cost).
+    dropped : int
+        Operations past ``LOG_LIMIT`` since the last :meth:`take`, counted only.
     """
 
     def __init__(self, is_user_code: Callable[[CodeType], bool], summarizer: Summarizer, on_op: OpHandler) -> None:
@@ -122,6 +133,8 @@ class OpRecorder:
         self.entries: list[dict[str, Any]] = []
         self.outputs: list[tuple[str, weakref.ref]] = []
         self.active = False
+        self.values = False
+        self.dropped = 0
         self.pause_frame: FrameType | None = None
         self._torch = sys.modules.get("torch")
         self._mode = self._make_mode() if self._torch is not None else None
@@ -181,6 +194,7 @@ class OpRecorder:
         """The log since the last line pause, and forget it (and the line's outputs)."""
         entries, self.entries = self.entries, []
         self.outputs = []
+        self.dropped = 0
         return entries
 
     def live_outputs(self) -> dict[str, Any]:
@@ -198,11 +212,14 @@ class OpRecorder:
         """Run ``func`` for a lesson frame and log it; pauses afterwards when stepping by expression."""
         torch = self._torch
         summarize = self.summarizer.summarize
+        pausing = frame is self.pause_frame
+        detailed = (self.values or pausing) and len(self.entries) < LOG_LIMIT
         with torch._C.DisableTorchFunction():  # our reads reach no __torch_function__ of the lesson
             inputs = [tensor for arg in (*args, *kwargs.values()) for tensor in _tensors(arg, torch)]
             before = [tensor.grad_fn for tensor in inputs]
-            input_summaries = [own_values(summarize(arg)) for arg in args]
-            kw_summaries = {key: own_values(summarize(value)) for key, value in kwargs.items()}
+            if detailed:  # before the call: an in-place operation changes its input
+                input_summaries = [own_values(summarize(arg)) for arg in args]
+                kw_summaries = {key: own_values(summarize(value)) for key, value in kwargs.items()}
         result = func(*args, **kwargs)
         name = op_name(func)
         with torch._C.DisableTorchFunction():
@@ -212,17 +229,16 @@ class OpRecorder:
             del before
             if name.rpartition(".")[2] in _ACCESSORS and not nodes:
                 return result
-            entry = {
-                "name": name,
-                "span": span,
-                "span_exact": exact,
-                "text": self._text(frame.f_code.co_filename, span),
-                "inputs": input_summaries,
-                "output": own_values(summarize(result)),
-                "nodes": nodes,
-            }
-        if kw_summaries:
-            entry["kwargs"] = kw_summaries
+            if len(self.entries) >= LOG_LIMIT:
+                self.dropped += 1
+                return result
+            entry = {"name": name, "span": span, "span_exact": exact,
+                     "text": self._text(frame.f_code.co_filename, span), "nodes": nodes}
+            if detailed:
+                entry["inputs"] = input_summaries
+                entry["output"] = own_values(summarize(result))
+                if kw_summaries:
+                    entry["kwargs"] = kw_summaries
         entry["variable"] = pseudo_name(entry)
         self.entries.append(entry)
         if outputs:
@@ -230,7 +246,7 @@ class OpRecorder:
                 self.outputs.append((entry["variable"], weakref.ref(outputs[0])))
             except TypeError:
                 pass
-        if frame is self.pause_frame:
+        if pausing:
             del outputs, inputs
             self.on_op(frame, entry)
         return result

@@ -52,7 +52,7 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
         if breaks:
             session.breakpoints[path] = {line: None for line in breaks}
         try:
-            session.start(path, stop_on_entry=stepping)
+            session.start(path, stop_on_entry=stepping, op_values=ops)
         except LessonFileError as exc:
             yield end_record("error", {"type": "LessonFileError", "message": str(exc), "line": None})
             return

@@ -107,6 +107,7 @@ def test_step_over_from_an_operation_finishes_the_line(session, events, lesson):
     snap = events.pause()
     assert (snap["event"], snap["line"]) == ("line", line_of(path, "for x_t"))
     assert len(snap["ops"]) == 5 and snap["vars"]["h_t"]["grad_fn"] == "TanhBackward0"
+    assert "output" in snap["ops"][0] and "output" not in snap["ops"][1]  # summaries only where it paused
     session.resume()
     assert events.pause()["line"] == line  # the breakpoint still stops the next pass
     session.set_breakpoints(path, {})
