@@ -393,6 +393,7 @@ class LessonRunner:
                 self._flush()
                 if op is None and self.ops is not None:
                     self.ops.detach()
+                    self.ops.pause_in(None)  # a line stepped by expression is over, with or without operations
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)

@@ -117,6 +117,23 @@ def test_step_over_from_an_operation_finishes_the_line(session, events, lesson):
     assert events.end().status == "ok"
 
 
+def test_a_line_without_operations_steps_as_a_line_and_the_next_one_does_not_pause_inside(session, events,
+                                                                                           lesson):
+    path = lesson("""
+    import torch
+    a = 1                          # no operation
+    b = torch.ones(2) + a
+    c = b * 2
+    """)
+    run_to_breakpoint(session, events, path, line_of(path, "no operation"))
+    session.step_expression()
+    snap = events.pause()
+    assert (snap["event"], snap["line"]) == ("line", line_of(path, "no operation") + 1)
+    session.step_over()
+    snap = events.pause()
+    assert snap["event"] == "line" and [op["text"] for op in snap["ops"]] == ["torch.ones(2)", "torch.ones(2) + a"]
+
+
 def test_evaluate_at_an_operation_pause_is_not_logged(session, events, lesson):
     path = lesson(RNN)
     run_to_breakpoint(session, events, path, line_of(path, "the RNN line"))
