@@ -507,7 +507,8 @@ class MainWindow(QMainWindow):
             and previous["function"] == snapshot["function"]
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
         self._apply_graph(snapshot.get("graph"))
-        self.backward_panel.set_snapshot(snapshot["vars"])
+        # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
+        self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
         self.backward_panel.set_enabled_for_state(True)
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
