@@ -397,19 +397,7 @@ class LessonRunner:
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
-                if op is None:
-                    dropped = self.ops.dropped if self.ops is not None else 0
-                    ops = self.ops.take() if self.ops is not None else []
-                    if ops:  # the key only when there are some: a record-mode pause stays as small as before
-                        snapshot["ops"] = ops
-                    if dropped:
-                        snapshot["ops_dropped"] = dropped
-                    snapshot["graph"] = self._graph_update(self.frames[0][0])
-                else:
-                    snapshot["ops"] = list(self.ops.entries)
-                    snapshot["op"] = op
-                    snapshot["vars"][op["variable"]] = op["output"]
-                    snapshot["graph"] = self._graph_update(self.frames[0][0], self.ops.live_outputs())
+                snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
                 if post_mortem is not None:
                     snapshot.update(exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:
@@ -426,6 +414,23 @@ class LessonRunner:
             self._flush()
             self._frame_actions.clear()
             self.paused = False
+
+    def _add_ops(self, snapshot: dict[str, Any], op: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Put the op log in ``snapshot``; at an operation, also its result, and the line's live results
+        for the graph (so the nodes of the operations before stay drawn)."""
+        if self.ops is None:
+            return None
+        if op is not None:
+            snapshot.update(ops=list(self.ops.entries), op=op)
+            snapshot["vars"][op["variable"]] = op["output"]
+            return self.ops.live_outputs()
+        dropped = self.ops.dropped
+        ops = self.ops.take()
+        if ops:  # the key only when there are some: a record-mode pause stays as small as before
+            snapshot["ops"] = ops
+        if dropped:
+            snapshot["ops_dropped"] = dropped
+        return None
 
     def _command_loop(self) -> m.Resume:
         while True:

@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import line_of
 
 from app import messages as m
+from app.op_recorder import LOG_LIMIT
 from app.trace import trace_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,6 +133,22 @@ def test_a_line_without_operations_steps_as_a_line_and_the_next_one_does_not_pau
     session.step_over()
     snap = events.pause()
     assert snap["event"] == "line" and [op["text"] for op in snap["ops"]] == ["torch.ones(2)", "torch.ones(2) + a"]
+
+
+def test_a_stepped_over_call_logs_up_to_the_limit_and_counts_the_rest(session, events, lesson):
+    path = lesson("""
+    import torch
+    def many(x):
+        for _ in range(1200):
+            x = x + 1
+        return x
+    y = many(torch.zeros(1))       # 1,200 operations
+    """)
+    run_to_breakpoint(session, events, path, line_of(path, "1,200 operations"))
+    session.step_over()
+    snap = events.pause()
+    assert len(snap["ops"]) == LOG_LIMIT and snap["ops_dropped"] == 1201 - LOG_LIMIT
+    assert snap["ops"][0]["text"] == "torch.zeros(1)" and snap["ops"][1]["text"] == "x + 1"
 
 
 def test_evaluate_at_an_operation_pause_is_not_logged(session, events, lesson):
