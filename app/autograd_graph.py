@@ -386,6 +386,7 @@ class GraphTracker:
         self._live_saved: dict[int, str] = {}  # node id -> an attribute that held a tensor when first seen
         self._roots: dict[str, int] = {}
         self._leaves: dict[int, str] = {}
+        self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
 
     def update(self, variables: dict[str, Any]) -> dict[str, Any]:
@@ -432,6 +433,11 @@ class GraphTracker:
         renamed = (previous_roots, previous_leaves) != (self._roots, self._leaves)
         changed = bool(added or removed or changes or renamed)
         return self._diff(changed, added, [self._nodes[i] for i in changes], removed, edges)
+
+    def ids_of(self, sequences: list[int]) -> list[int]:
+        """The ids of the known nodes with these ``_sequence_nr()`` values (unknown ones left out)."""
+        by_sequence = self._by_sequence
+        return [by_sequence[seq] for seq in sequences if seq in by_sequence]
 
     def full(self) -> dict[str, Any]:
         """The whole graph as of the last ``update``.
@@ -510,6 +516,8 @@ class GraphTracker:
             "origin": node_origin(node),
         }
         self._nodes[nid] = described
+        if seq != _NO_SEQUENCE:
+            self._by_sequence[seq] = nid
         return described
 
     def _prune(self, previous_roots: dict[str, int], roots: dict[str, int], boundary: set[int]) -> list[int]:
@@ -526,6 +534,7 @@ class GraphTracker:
                 stack.extend(child for child, _ in self._children[nid])
         removed = [nid for nid in self._children if nid not in reachable]
         for nid in removed:
+            self._by_sequence.pop(self._nodes[nid]["seq"], None)
             del self._children[nid], self._nodes[nid]
             self._leaf_tensor.pop(nid, None)
             self._live_saved.pop(nid, None)

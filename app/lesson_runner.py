@@ -28,7 +28,7 @@ from typing import Any, BinaryIO
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
-from app.op_recorder import OpRecorder
+from app.op_recorder import SEQUENCES, OpRecorder
 from app.snapshot import SnapshotBuilder, frame_entry, outside_jit_tracing
 from app.tracer import STEPPING, Tracer, canonical, untrace_imports
 
@@ -398,6 +398,9 @@ class LessonRunner:
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
                 snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
+                for entry in snapshot.get("ops", ()):
+                    if SEQUENCES in entry:  # numbered now the graph has seen them: ids as the graph gives them
+                        entry["nodes"] = self.graph.ids_of(entry.pop(SEQUENCES))
                 if post_mortem is not None:
                     snapshot.update(exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:

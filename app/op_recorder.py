@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from app.autograd_graph import SPAN_KEY, METADATA_KEY, node_id, node_kind
+from app.autograd_graph import METADATA_KEY, SPAN_KEY, node_kind
 from app.summaries import Summarizer
 
 #: Opcodes that run an operator or attribute slot: the instruction's span is the operation itself.
@@ -41,6 +41,8 @@ _OWNERS = {"TensorBase": "Tensor", "_TensorBase": "Tensor", "_VariableFunctionsC
 #: Descriptor calls (``x.shape``, ``x.grad``) are logged only when they make autograd nodes (``x.T``).
 _ACCESSORS = frozenset({"__get__", "__set__", "__delete__"})
 
+#: Key of an entry's node sequence numbers until the pause turns them into the graph's ``nodes`` ids.
+SEQUENCES = "_sequences"
 #: Entries logged between two pauses; a stepped-over call running more operations only counts the rest.
 LOG_LIMIT = 1000
 
@@ -233,7 +235,7 @@ class OpRecorder:
                 self.dropped += 1
                 return result
             entry = {"name": name, "span": span, "span_exact": exact,
-                     "text": self._text(frame.f_code.co_filename, span), "nodes": nodes}
+                     "text": self._text(frame.f_code.co_filename, span), SEQUENCES: nodes}
             if detailed:
                 entry["inputs"] = input_summaries
                 entry["output"] = own_values(summarize(result))
@@ -252,7 +254,11 @@ class OpRecorder:
         return result
 
     def _new_nodes(self, outputs: list[Any], before: list[Any], span: list[int]) -> list[int]:
-        """Ids of the nodes behind ``outputs`` that did not exist before the call; they get ``span``."""
+        """Sequence numbers of the nodes behind ``outputs`` that did not exist before the call; they get ``span``.
+
+        Ids are left to the graph tracker, so a node is numbered the same whether or not it was
+        made while stepping.
+        """
         stop = {id(node) for node in before if node is not None}
         nodes: list[int] = []
         seen: set[int] = set()
@@ -267,7 +273,7 @@ class OpRecorder:
             if METADATA_KEY in metadata or SPAN_KEY in metadata or node_kind(node) == "leaf":
                 continue  # known before this call, or a leaf's accumulator: not made by it
             metadata[SPAN_KEY] = span
-            nodes.append(node_id(node))
+            nodes.append(node._sequence_nr())
             stack.extend(child for child, _ in reversed(node.next_functions) if child is not None)
         return nodes
 
