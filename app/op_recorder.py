@@ -147,13 +147,14 @@ class OpRecorder:
     def _make_mode(self) -> Any:
         recorder = self
         handler_code = self._torch.overrides.handle_torch_function.__code__
+        compiling = self._torch.compiler.is_compiling
 
         class OpRecordingMode(self._torch.overrides.TorchFunctionMode):
             """GradStep's op log (see :mod:`app.op_recorder`)."""
 
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
-                if not recorder.active:
+                if compiling() or not recorder.active:  # torch.compile / torch.cond trace through this: pass by
                     return func(*args, **kwargs)
                 frame = caller(sys._getframe(1), handler_code)
                 if frame is None or not recorder.is_user_code(frame.f_code):
