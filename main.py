@@ -21,6 +21,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-steps", type=int, metavar="N", help="with --trace: stop after N records")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="with --trace: stop after this wall time")
     parser.add_argument("--graph", action="store_true", help="with --trace: add the autograd graph to each record")
+    parser.add_argument("--ops", action="store_true",
+                        help="with --trace: add the PyTorch operations of the line that just ran to each record")
     return parser.parse_args(argv)
 
 
@@ -35,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.reconfigure(encoding="utf-8")
         try:
-            return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph)
+            return write_trace(args.file, sys.stdout, args.breaks, args.max_steps, args.timeout, args.graph,
+                               args.ops)
         except BrokenPipeError:
             # The reader left (``--trace FILE | head``): end quietly, as a Unix filter does, with
             # stdout on /dev/null so that the interpreter's final flush cannot fail again.

@@ -21,6 +21,8 @@ from app.tensor_reading import why_no_values
 
 #: Key of a node's GradStep id in ``node.metadata``.
 METADATA_KEY = "gradstep_id"
+#: Key of the source span ``[line, col, end_line, end_col]`` of the operation that made a node, when stepped.
+SPAN_KEY = "gradstep_span"
 #: Items of one list, tuple or dict searched for tensors.
 CONTAINER_LIMIT = 1_000
 #: Saved tensors with at most this many elements (one line of numbers) carry their values; larger ones
@@ -59,6 +61,14 @@ def node_id(node: Any) -> int:
     if nid is None:
         nid = metadata[METADATA_KEY] = next(_next_id)
     return nid
+
+
+def node_origin(node: Any) -> dict[str, Any]:
+    """Where the code that made a node is, as far as the node itself knows: the op's ``span``
+    (and its ``line``) when an op recorder saw it made; the tracker adds line, pass and module."""
+    span = node.metadata.get(SPAN_KEY)
+    line = None if span is None else span[0]
+    return {"file": None, "line": line, "pass": None, "module": None, "span": span}
 
 
 def node_kind(node: Any) -> str:
@@ -385,6 +395,7 @@ class GraphTracker:
         self._live_saved: dict[int, str] = {}  # node id -> an attribute that held a tensor when first seen
         self._roots: dict[str, int] = {}
         self._leaves: dict[int, str] = {}
+        self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
 
     def update(self, variables: dict[str, Any]) -> dict[str, Any]:
@@ -431,6 +442,11 @@ class GraphTracker:
         renamed = (previous_roots, previous_leaves) != (self._roots, self._leaves)
         changed = bool(added or removed or changes or renamed)
         return self._diff(changed, added, [self._nodes[i] for i in changes], removed, edges)
+
+    def ids_of(self, sequences: list[int]) -> list[int]:
+        """The ids of the known nodes with these ``_sequence_nr()`` values (unknown ones left out)."""
+        by_sequence = self._by_sequence
+        return [by_sequence[seq] for seq in sequences if seq in by_sequence]
 
     def full(self) -> dict[str, Any]:
         """The whole graph as of the last ``update``.
@@ -490,7 +506,10 @@ class GraphTracker:
         if self._origins is not None:
             for described in added:
                 seq = described["seq"]
-                described["origin"] = self._origins(first_use.get(described["id"]) if seq is None else seq)
+                origin = self._origins(first_use.get(described["id"]) if seq is None else seq)
+                span = described["origin"]["span"]
+                # origins are shared between nodes: a span of this node's own goes on a copy
+                described["origin"] = origin if span is None else {**origin, "span": span}
         return added, edges, boundary
 
     def _describe(
@@ -516,9 +535,11 @@ class GraphTracker:
             "shape": None if shape is None else reader.shape(shape),
             "saved": saved,
             "next": [list(pair) for pair in nexts],
-            "origin": None,
+            "origin": node_origin(node),
         }
         self._nodes[nid] = described
+        if seq != _NO_SEQUENCE:
+            self._by_sequence[seq] = nid
         return described
 
     def _prune(self, previous_roots: dict[str, int], roots: dict[str, int], boundary: set[int]) -> list[int]:
@@ -535,6 +556,7 @@ class GraphTracker:
                 stack.extend(child for child, _ in self._children[nid])
         removed = [nid for nid in self._children if nid not in reachable]
         for nid in removed:
+            self._by_sequence.pop(self._nodes[nid]["seq"], None)
             del self._children[nid], self._nodes[nid]
             self._leaf_tensor.pop(nid, None)
             self._live_saved.pop(nid, None)

@@ -31,9 +31,10 @@ from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
 from app.engine_reads import engine_reads, learner_code
 from app.lesson_process import CHANNEL_FD_VARIABLE
+from app.op_recorder import SEQUENCES, OpRecorder
 from app.origins import OriginBook, forward_log, sequence_peek
 from app.snapshot import SnapshotBuilder, frame_entry, frame_locals
-from app.tracer import Tracer, executable_lines, untrace_imports
+from app.tracer import STEPPING, Tracer, canonical, executable_lines, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
@@ -43,6 +44,10 @@ _UNSEEN, _UNDEFINED = object(), object()
 _INTERRUPT = signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN") else getattr(signal, "SIGUSR2", signal.SIGINT)
 #: How long a pause may take to land before the app hears that the lesson is inside a long call.
 PAUSE_LANDING_SECONDS = 0.3
+
+#: Resume actions under which the operations of the running line are logged (not record mode: its
+#: pauses pass unread, and the history it fills stays as small as without the log).
+_LOGGED = STEPPING | {"step_expression"}
 
 
 class Channel:
@@ -130,6 +135,8 @@ class LessonRunner:
         self.recording = 0
         self.watching: dict[str, Any] | None = None
         self.tracer: Tracer | None = None
+        self.ops: OpRecorder | None = None
+        self._after_line: m.Resume | None = None
         self.frames: list[tuple[FrameType, int]] = []
         self.selected = 0
         self.namespace: dict[str, Any] = {}
@@ -232,6 +239,8 @@ class LessonRunner:
         self._prepare_main(command)
         untrace_imports()
         self.tracer = Tracer({command.path}, self._pause, forward_log())
+        self.ops = OpRecorder(self.tracer.is_user_code, self.snapshots.summarizer, self._op_pause)
+        self.ops.values = command.op_values
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
         lesson_hooks.watch_settrace(self._on_lesson_settrace)
@@ -330,6 +339,10 @@ class LessonRunner:
     # ---- pausing ------------------------------------------------------------------------
 
     def _pause(self, frame: FrameType, event: str, arg: Any) -> tuple[str, str | None, int | None]:
+        pending, self._after_line = self._after_line, None
+        if pending is not None and not self.tracer.hit_breakpoint and not self._at_target(frame, pending):
+            self.ops.detach()
+            return self._resumed(frame, pending)  # the line an op-level pause continued from is done
         changed: list[str] = []
         if self.watching is not None and not self.tracer.hit_breakpoint:
             changed = self._watch_changes(frame)
@@ -340,6 +353,17 @@ class LessonRunner:
         for user_frame, _ in self.frames:
             user_frame.f_trace_opcodes = False  # set by a pause request; one pause is all it was for
         resume = self._serve_pause(event, arg, watch_changed=changed)
+        return self._resumed(frame, resume)
+
+    def _resumed(self, frame: FrameType, resume: m.Resume) -> tuple[str, str | None, int | None]:
+        """Apply ``resume`` at a line pause of ``frame``: the tracer's action, and the op log on or off."""
+        if resume.action in _LOGGED and self.recording <= 0:  # a record pass resumes with step_into
+            self.ops.attach()
+        else:
+            self.ops.detach()
+        if resume.action == "step_expression":
+            self.ops.pause_in(frame)
+            return "step_over", None, None
         if resume.action == "record":
             self.recording = resume.limit if resume.limit is not None else 10**9
             return "step_into", None, None
@@ -348,6 +372,37 @@ class LessonRunner:
             self._watch_changes(frame)
             return "step_into", None, None
         return resume.action, resume.file, resume.line
+
+    @staticmethod
+    def _at_target(frame: FrameType, resume: m.Resume) -> bool:
+        return (resume.action == "run_to" and resume.file is not None
+                and (canonical(resume.file), resume.line) == (canonical(frame.f_code.co_filename), frame.f_lineno))
+
+    def _op_pause(self, frame: FrameType, entry: dict[str, Any]) -> None:
+        """Pause right after an operation of the line stepped by expression, inside the op recorder.
+
+        No trace function runs meanwhile (this is not a trace callback, so the engine's own
+        calls would otherwise be traced). Torch keeps every mode off the stack while the
+        recorder's runs, so requests such as ``evaluate`` are not logged, and the lesson's
+        tensor subclasses are not consulted while the pause reads their tensors.
+        """
+        tracer = sys.gettrace()
+        sys.settrace(None)
+        try:
+            self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+            with sys.modules["torch"]._C.DisableTorchFunctionSubclass():
+                resume = self._serve_pause("op", None, op=entry)
+        finally:
+            sys.settrace(tracer)
+        if resume.action == "step_expression":
+            return
+        self.ops.pause_in(None)
+        if resume.action in ("continue", "run_to"):
+            self.ops.active = False  # the mode is stashed by torch right now: it leaves the stack at the next line
+            self._after_line = resume
+            return
+        action, file, line = self._resumed(frame, resume)
+        frame.f_trace = self.tracer.resume(frame, action, file, line)
 
     @engine_reads()
     def _watch_changes(self, frame: FrameType) -> list[str]:
@@ -385,16 +440,22 @@ class LessonRunner:
         return False
 
     def _serve_pause(self, event: str, arg: Any, post_mortem: dict[str, Any] | None = None,
-                     watch_changed: list[str] | None = None) -> m.Resume:
+                     watch_changed: list[str] | None = None, op: dict[str, Any] | None = None) -> m.Resume:
         self.paused = True
         self.origins.paused([frame for frame, _ in self.frames], event, self.tracer.lines, self.tracer.forwards)
         try:
             with engine_reads():
                 self._flush()
+                if op is None and self.ops is not None:
+                    self.ops.detach()
+                    self.ops.pause_in(None)  # a line stepped by expression is over, with or without operations
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
-                snapshot["graph"] = self._graph_update(self.frames[0][0])
+                snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
+                for entry in snapshot.get("ops", ()):
+                    if SEQUENCES in entry:  # numbered now the graph has seen them: ids as the graph gives them
+                        entry["nodes"] = self.graph.ids_of(entry.pop(SEQUENCES))
                 if post_mortem is not None:
                     snapshot.update(post_mortem.pop("grad_mode", {}), exception=post_mortem, post_mortem=True)
                 if self.tracer.condition_error is not None:
@@ -412,6 +473,23 @@ class LessonRunner:
             self._frame_actions.clear()
             self.paused = False
             self.origins.resumed()
+
+    def _add_ops(self, snapshot: dict[str, Any], op: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Put the op log in ``snapshot``; at an operation, also its result, and the line's live results
+        for the graph (so the nodes of the operations before stay drawn)."""
+        if self.ops is None:
+            return None
+        if op is not None:
+            snapshot.update(ops=list(self.ops.entries), op=op)
+            snapshot["vars"][op["variable"]] = op["output"]
+            return self.ops.live_outputs()
+        dropped = self.ops.dropped
+        ops = self.ops.take()
+        if ops:  # the key only when there are some: a record-mode pause stays as small as before
+            snapshot["ops"] = ops
+        if dropped:
+            snapshot["ops_dropped"] = dropped
+        return None
 
     def _command_loop(self) -> m.Resume:
         while True:
@@ -440,13 +518,14 @@ class LessonRunner:
         index = params.get("frame", self.selected)
         return self.frames[index][0]
 
-    def _graph_update(self, frame: FrameType) -> dict[str, Any]:
-        """The change of the autograd graph of ``frame``'s tensors since the last look.
+    def _graph_update(self, frame: FrameType, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The change of the autograd graph of ``frame``'s tensors (and ``extra`` ones) since the last look.
 
         The graph is an extra: if reading it fails, the pause goes on without it.
         """
         try:
-            return self.graph.update(frame_locals(frame))
+            variables = frame_locals(frame)
+            return self.graph.update({**variables, **extra} if extra else variables)
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}

@@ -40,17 +40,24 @@ from app.autograd_graph import gc_paused
 
 @dataclass
 class Run:
-    """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``."""
+    """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``.
+
+    ``op_values`` gives every entry of a pause's ``ops`` log the summaries of its inputs and output.
+    """
 
     path: str
     source: str
     breakpoints: dict[str, dict[int, str | None]] = field(default_factory=dict)
     stop_on_entry: bool = True
+    op_values: bool = False
 
 
 @dataclass
 class Resume:
-    """Leave the current pause: ``action`` is step_into, step_over, step_out, continue, run_to or record.
+    """Leave the current pause: ``action`` is step_into, step_over, step_out, step_expression, continue, run_to or record.
+
+    ``step_expression`` runs the paused line one PyTorch operation at a time, pausing (event
+    ``op``) after each operation the frame calls; ``step_over`` from there finishes the line.
 
     ``record`` steps into every event and reports each pause without waiting for the app,
     for ``limit`` pauses (or until a :class:`Pause` arrives), then pauses for real.

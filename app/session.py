@@ -82,6 +82,7 @@ class Session:
         self.path: str | None = None
         self.source: str | None = None
         self.stop_on_entry = True
+        self.op_values = False
         self.breakpoints: dict[str, dict[int, str | None]] = {}
         self.snapshot: dict[str, Any] | None = None
         self._lock = threading.RLock()
@@ -94,8 +95,11 @@ class Session:
 
     # ---- runs ---------------------------------------------------------------------------
 
-    def start(self, path: str, source: str | None = None, stop_on_entry: bool = True) -> None:
+    def start(self, path: str, source: str | None = None, stop_on_entry: bool = True,
+              op_values: bool = False) -> None:
         """Run ``path`` (with ``source`` instead of the file's text, if given).
+
+        ``op_values`` puts the summaries of each operation's inputs and output in the pauses' ``ops``.
 
         Raises :class:`LessonFileError` before anything runs when the file is unusable.
         """
@@ -104,18 +108,18 @@ class Session:
             source = read_lesson(path)
         with self._lock:
             self._end_current()
-            self.path, self.source, self.stop_on_entry = path, source, stop_on_entry
+            self.path, self.source, self.stop_on_entry, self.op_values = path, source, stop_on_entry, op_values
             self.snapshot = None
             self._ended = False
             self._process = self._take_spare()
             self.state = RUNNING
-            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry))
+            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry, op_values))
 
     def restart(self, source: str | None = None) -> None:
         """Stop the run and start the same lesson again, the same way, in a fresh interpreter."""
         if self.path is None:
             raise RuntimeError("nothing to restart: no lesson has been run")
-        self.start(self.path, source if source is not None else self.source, self.stop_on_entry)
+        self.start(self.path, source if source is not None else self.source, self.stop_on_entry, self.op_values)
 
     def stop(self) -> None:
         """End the run now, even inside a long C call; listeners get ``Ended("stopped")``."""
@@ -139,6 +143,10 @@ class Session:
     def step_over(self) -> None:
         """Run to the next line of this frame (or of its caller)."""
         self._resume(m.Resume("step_over"))
+
+    def step_expression(self) -> None:
+        """Run the paused line one PyTorch operation at a time: pause after each (event ``op``)."""
+        self._resume(m.Resume("step_expression"))
 
     def step_out(self) -> None:
         """Run until this frame has returned to its caller."""

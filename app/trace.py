@@ -27,17 +27,18 @@ _NODE_KEYS = ("id", "name", "kind", "variable", "variables", "shape", "origin")
 
 
 def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
-                  timeout: float = 60.0, graph: bool = False) -> list[dict[str, Any]]:
+                  timeout: float = 60.0, graph: bool = False, ops: bool = False) -> list[dict[str, Any]]:
     """The whole trace of a run as a list of records (the last one is the ``end`` record)."""
-    return list(iter_trace(path, breaks, max_steps, timeout, graph))
+    return list(iter_trace(path, breaks, max_steps, timeout, graph, ops))
 
 
 def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
-               timeout: float | None = None, graph: bool = False) -> Iterator[dict[str, Any]]:
+               timeout: float | None = None, graph: bool = False, ops: bool = False) -> Iterator[dict[str, Any]]:
     """Run ``path`` and yield one record per pause, then the ``end`` record.
 
     Without ``breaks`` every pause of step-into mode is a record; with them, only the
-    breakpoint hits (and a post-mortem pause) are. The lesson process is gone when the
+    breakpoint hits (and a post-mortem pause) are. ``ops`` keeps each record's ``"ops"``,
+    the PyTorch operations of the line that just ran. The lesson process is gone when the
     iterator is exhausted or closed.
     """
     events: queue.Queue[Any] = queue.Queue()
@@ -52,7 +53,7 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
         if breaks:
             session.breakpoints[path] = {line: None for line in breaks}
         try:
-            session.start(path, stop_on_entry=stepping)
+            session.start(path, stop_on_entry=stepping, op_values=ops)
         except LessonFileError as exc:
             yield end_record("error", {"type": "LessonFileError", "message": str(exc), "line": None})
             return
@@ -68,7 +69,7 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
                 (errors if message.stream == "stderr" else output).append(message.text)
             elif isinstance(message, m.Paused):
                 count += 1
-                record = pause_record(message.snapshot, "".join(output), "".join(errors))
+                record = pause_record(message.snapshot, "".join(output), "".join(errors), ops)
                 output.clear()
                 errors.clear()
                 if graph:
@@ -106,9 +107,11 @@ def trace_graph(full: dict[str, Any]) -> dict[str, Any]:
     return {"nodes": nodes, "edges": full["edges"], "roots": full["roots"]}
 
 
-def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str) -> dict[str, Any]:
-    """A trace record from a pause snapshot and the text printed since the previous one."""
-    record = {k: v for k, v in snapshot.items() if k not in _APP_ONLY}
+def pause_record(snapshot: dict[str, Any], stdout: str, stderr: str, ops: bool = False) -> dict[str, Any]:
+    """A trace record from a pause snapshot and the text printed since the previous one (and its ops)."""
+    record = {k: v for k, v in snapshot.items() if k not in _APP_ONLY and k != "ops"}
+    if ops:
+        record["ops"] = snapshot.get("ops", [])
     record["stdout"] = stdout
     record["stderr"] = stderr
     return record
@@ -141,10 +144,10 @@ def jsonable(value: Any) -> Any:
 
 
 def write_trace(path: str, out: TextIO, breaks: list[int] | None = None, max_steps: int | None = None,
-                timeout: float | None = None, graph: bool = False) -> int:
+                timeout: float | None = None, graph: bool = False, ops: bool = False) -> int:
     """Print the trace of ``path`` as JSON lines; returns the command's exit status."""
     last: dict[str, Any] = {}
-    with closing(iter_trace(path, breaks, max_steps, timeout, graph)) as records:  # the lesson ends with us
+    with closing(iter_trace(path, breaks, max_steps, timeout, graph, ops)) as records:  # the lesson ends with us
         for record in records:
             out.write(json.dumps(jsonable(record), ensure_ascii=False, allow_nan=False) + "\n")
             out.flush()

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import line_of
 
 from app import messages as m
 from app.session import Session
 from app.trace import trace_records
-from conftest import line_of
 
 #: Lessons that start another process, print its pid and stop at the line marked "here".
 CHILDREN = {

@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import line_of
 
 from app.session import read_lesson
 from app.trace import trace_records
-from conftest import line_of
 
 MAIN = str(Path(__file__).resolve().parent.parent / "main.py")
 

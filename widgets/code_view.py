@@ -51,10 +51,11 @@ from PySide6.QtGui import (
     QResizeEvent,
     QTextBlock,
     QTextBlockUserData,
+    QTextCharFormat,
     QTextCursor,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
@@ -62,6 +63,9 @@ from widgets.python_highlighter import PythonHighlighter
 
 INDENT = "    "
 #: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
+#: Background of the sub-expression whose operation just ran (step into expression), over the current line's.
+OPERATION_COLOUR = "#ffb74d"
+
 LINE_COLOURS = {
     "current": "#fff1b8",
     "exception": "#ffd6d6",
@@ -324,6 +328,33 @@ class CodeView(QPlainTextEdit):
         self._refresh_marks()
         if self._current:
             self._reveal(line)
+
+    def set_operation_span(self, span: list[int] | None) -> None:
+        """Highlight ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``); None clears it."""
+        selections = []
+        if span is not None and self._in_text(span[0]) and self._in_text(span[2]):
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(self._position(span[0], span[1]))
+            cursor.setPosition(self._position(span[2], span[3]), QTextCursor.KeepAnchor)
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = cursor
+            selection.format = QTextCharFormat()
+            selection.format.setBackground(QColor(OPERATION_COLOUR))
+            selections.append(selection)
+        self.setExtraSelections(selections)
+
+    def operation_span(self) -> tuple[int, int] | None:
+        """The highlighted operation as document positions ``(start, end)``, or None."""
+        selections = self.extraSelections()
+        if not selections:
+            return None
+        cursor = selections[0].cursor
+        return cursor.selectionStart(), cursor.selectionEnd()
+
+    def _position(self, line: int, byte_column: int) -> int:
+        block = self.document().findBlockByNumber(line - 1)
+        column = len(block.text().encode("utf-8")[:byte_column].decode("utf-8", "ignore"))
+        return block.position() + column
 
     def current_line(self) -> int | None:
         """The line marked as about to run, or None."""

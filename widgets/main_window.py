@@ -458,6 +458,13 @@ class MainWindow(QMainWindow):
     def step_into(self) -> None:
         self._step(self.session.step_into)
 
+    def step_expression(self) -> None:
+        """Alt+F11: run the paused line one PyTorch operation at a time."""
+        self.time_travel.go_live()
+        if self.session.state == PAUSED:
+            self.session.step_expression()
+            self._on_resumed()
+
     def step_out(self) -> None:
         self.time_travel.go_live()
         if self.session.state == PAUSED:
@@ -548,11 +555,13 @@ class MainWindow(QMainWindow):
         self._last_snapshot = snapshot
         self.code_view.set_previous_line(previous["line"] if previous else None)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
+        self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
         same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
             and previous["function"] == snapshot["function"]
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
         self._apply_graph(snapshot.get("graph"))
-        self.backward_panel.set_snapshot(snapshot["vars"])
+        # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
+        self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(True)
         self.stack_view.set_stack(snapshot["stack"], 0)
@@ -580,6 +589,7 @@ class MainWindow(QMainWindow):
         index, live = past
         self.code_view.set_previous_line(previous_line)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
+        self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
@@ -796,6 +806,7 @@ class MainWindow(QMainWindow):
         for action in (self.act_step_over, self.act_step_into):
             action.setEnabled(idle or paused)
         self.act_step_out.setEnabled(paused)
+        self.act_step_expression.setEnabled(paused)
         self.act_run_to_cursor.setEnabled(idle or paused)
         self.act_pause.setEnabled(running)
         self.act_stop.setEnabled(running or paused)

@@ -20,6 +20,9 @@ ACTIONS: tuple[tuple[str, str, str | None, QStyle.StandardPixmap | None, str, st
      "Run this line, then pause on the next one in this function"),
     ("act_step_into", "Step &Into", "F11", SP.SP_ArrowDown, "step_into",
      "Run to the next line, entering functions it calls"),
+    ("act_step_expression", "Step Into E&xpression", "Alt+F11", SP.SP_ArrowRight, "step_expression",
+     "Run this line one PyTorch operation at a time: pause after each, showing its result and the nodes "
+     "it made (F10 finishes the line)"),
     ("act_step_out", "Step O&ut", "Shift+F11", SP.SP_ArrowUp, "step_out", "Run until this function returns"),
     ("act_run_to_cursor", "Run to &Cursor", "Ctrl+F10", SP.SP_MediaSeekForward, "run_to_cursor",
      "Continue to the line with the cursor"),
@@ -44,7 +47,8 @@ ACTIONS: tuple[tuple[str, str, str | None, QStyle.StandardPixmap | None, str, st
 )
 
 #: The run actions, in menu and toolbar order.
-RUN_ACTIONS = ("act_start", "act_run_to_end", "act_step_over", "act_step_into", "act_step_out", "act_run_to_cursor", "act_pause",
+RUN_ACTIONS = ("act_start", "act_run_to_end", "act_step_over", "act_step_into", "act_step_expression", "act_step_out",
+               "act_run_to_cursor", "act_pause",
                "act_stop", "act_restart")
 HISTORY_ACTIONS = ("act_step_back", "act_go_live", "act_record")
 
