@@ -65,10 +65,11 @@ def node_id(node: Any) -> int:
 
 def node_origin(node: Any) -> dict[str, Any]:
     """Where the code that made a node is, as far as the node itself knows: the op's ``span``
-    (and its ``line``) when an op recorder saw it made; the tracker adds line, pass and module."""
+    (and its ``line``) when an op recorder saw it made, else None; the tracker adds line, pass and module."""
     span = node.metadata.get(SPAN_KEY)
-    line = None if span is None else span[0]
-    return {"file": None, "line": line, "pass": None, "module": None, "span": span}
+    if span is None:
+        return None
+    return {"file": None, "line": span[0], "pass": None, "module": None, "span": span}
 
 
 def node_kind(node: Any) -> str:
@@ -507,7 +508,7 @@ class GraphTracker:
             for described in added:
                 seq = described["seq"]
                 origin = self._origins(first_use.get(described["id"]) if seq is None else seq)
-                span = described["origin"]["span"]
+                span = described["origin"]["span"] if described["origin"] else None
                 # origins are shared between nodes: a span of this node's own goes on a copy
                 described["origin"] = origin if span is None else {**origin, "span": span}
         return added, edges, boundary

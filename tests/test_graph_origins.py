@@ -83,6 +83,14 @@ def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(vi
         node["origin"] = origin(None, None)
     view.set_graph(graph)
     assert list(origin_boxes(view)) == ["ran while continuing"]
+    for node in graph["nodes"]:
+        node["origin"] = {**origin(None, None), "lines": [3, 9]}
+    view.set_graph(graph)
+    assert list(origin_boxes(view)) == ["ran between lines 3 and 9"]
+    for node in graph["nodes"]:
+        node["origin"] = {**origin(None, None), "by": "console", "at": 12}
+    view.set_graph(graph)
+    assert list(origin_boxes(view)) == ["made by the console at line 12"]
 
 
 def test_collapsing_a_box_hides_its_members_and_counts_them(view, qtbot):

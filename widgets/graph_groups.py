@@ -37,20 +37,35 @@ def origin_keys(origin: Mapping[str, Any] | None) -> list[tuple]:
     """The groups a node with ``origin`` belongs to: its line execution, then its modules outermost first."""
     if not origin:
         return []
-    keys: list[tuple] = [("line", origin.get("file"), origin.get("line"), origin.get("pass"))]
+    keys: list[tuple] = [("line", origin.get("file"), origin.get("line"), origin.get("pass"), _unknown_line(origin))]
     parts = (origin.get("module") or "").split(".") if origin.get("module") else []
     keys += [("module", *parts[:depth]) for depth in range(1, len(parts) + 1)]
     return keys
 
 
 def box_label(key: tuple) -> str:
-    """What a box says: ``line 72 · pass 2``, ``ran while continuing`` (the exact line is unknown) or ``model.rnn``."""
+    """What a box says: ``line 72 · pass 2``, ``model.rnn``, or where the exact line is unknown who made the
+    nodes (``made by the console at line 12``) or between which pauses (``ran between lines 3 and 9``)."""
     if key[0] == "module":
         return ".".join(key[1:])
-    _, _, line, run = key
+    _, _, line, run, unknown = key
     if line is None:
-        return "ran while continuing"
+        return unknown
     return f"line {line}" if run is None else f"line {line} · pass {run}"
+
+
+def _unknown_line(origin: Mapping[str, Any]) -> str | None:
+    """What a box says when the engine does not know the line: who made the nodes, or between which lines."""
+    if origin.get("line") is not None:
+        return None
+    by, at = origin.get("by"), origin.get("at")
+    if by:
+        who = "the console" if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
+        return f"made by {who}" + (f" at line {at}" if at else "")
+    lines = origin.get("lines") or []
+    if len(lines) == 2 and lines[0] and lines[1]:
+        return f"ran between lines {lines[0]} and {lines[1]}"
+    return "ran while continuing"
 
 
 class OriginGroups:
