@@ -46,6 +46,11 @@ def source_slice(path: str, span: list[int]) -> str:
     return lines[line - 1].encode("utf-8")[col:end_col].decode("utf-8")
 
 
+def plain(summary: dict) -> dict:
+    """A summary with its numpy values as lists, so two summaries compare with ``==``."""
+    return {key: value.tolist() if hasattr(value, "tolist") else value for key, value in summary.items()}
+
+
 def plain_stdout(path: str) -> str:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, path], capture_output=True, text=True, check=True, env=env).stdout
@@ -87,7 +92,7 @@ def test_step_into_expression_pauses_after_each_operation_of_the_rnn_line(sessio
         assert snap["line"] == line and op["span_exact"]
         assert op["text"] == source_slice(path, op["span"])
         pseudo = snap["vars"][f"⟨{op['text']}⟩"]
-        assert pseudo == op["output"] and pseudo["type"] == "Tensor" and pseudo["shape"] == [4]
+        assert plain(pseudo) == plain(op["output"]) and pseudo["type"] == "Tensor" and pseudo["shape"] == [4]
         added = {node["id"]: node for node in snap["graph"]["added"]}
         assert list(added) == op["nodes"]  # the graph marks exactly the nodes this operation made
         assert all(node["origin"]["span"] == op["span"] for node in added.values())
@@ -194,6 +199,24 @@ def test_operation_nodes_have_the_names_torch_makes(lesson):
     for record, expected in zip(after_rnn, (FIRST_NODES, SECOND_NODES)):
         names = {node["id"]: node["name"] for node in record["graph"]["nodes"]}
         assert [[names[nid] for nid in op["nodes"]] for op in record["ops"]] == expected
+
+
+def test_trace_graph_nodes_name_the_operation_that_made_them(lesson):
+    path = lesson(RNN)
+    line = line_of(path, "the RNN line")
+    done = subprocess.run([sys.executable, MAIN, "--trace", path, "--graph", "--ops"], capture_output=True,
+                          timeout=120, encoding="utf-8")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(text) for text in done.stdout.splitlines()][:-1]
+    after_rnn = [r for r, previous in zip(records[1:], records, strict=False) if previous["line"] == line]
+    for run, record in enumerate(after_rnn, 1):
+        origins = {node["id"]: node["origin"] for node in record["graph"]["nodes"]}
+        for op in record["ops"]:
+            for nid in op["nodes"]:
+                assert origins[nid]["op"] == op["name"] and origins[nid]["text"] == op["text"]
+                assert (origins[nid]["span"], origins[nid]["pass"]) == (op["span"], run)
+    leaves = [node for node in after_rnn[0]["graph"]["nodes"] if node["kind"] == "leaf"]
+    assert leaves and all(node["origin"]["op"] is None and node["origin"]["text"] is None for node in leaves)
 
 
 def test_a_call_that_does_not_name_the_operation_falls_back_to_the_line(lesson):
