@@ -169,6 +169,26 @@ def test_evaluate_at_an_operation_pause_is_not_logged(session, events, lesson):
     assert [op["text"] for op in snap["ops"]] == [text for _, text in RNN_OPS]
 
 
+def test_values_of_an_operation_result_come_from_the_op_log_while_its_line_runs(session, events, lesson):
+    path = lesson("""
+    import torch
+    a = torch.randn(200, 100, requires_grad=True)
+    b = (a * 2).exp().sum()        # big intermediates
+    """)
+    run_to_breakpoint(session, events, path, line_of(path, "big intermediates"))
+    session.set_breakpoints(path, {})
+    session.step_expression()
+    snap = events.pause()
+    assert snap["vars"]["⟨a * 2⟩"]["sampled"]  # 20,000 elements: the summary holds a sample
+    reply = events.reply(session.request("values", expression="⟨a * 2⟩"))
+    assert reply["ok"] and reply["values"].shape == (200, 100)
+    assert (reply["values"] == 2 * events.reply(session.request("values", expression="a"))["values"]).all()
+    session.step_over()
+    assert events.pause()["event"] == "return"  # the line is done (the module's last)
+    reply = events.reply(session.request("values", expression="⟨a * 2⟩"))
+    assert not reply["ok"] and "no longer alive" in reply["error"]["message"]
+
+
 def test_ops_trace_lists_the_operations_of_the_line_that_just_ran(lesson):
     path = lesson(RNN)
     line = line_of(path, "the RNN line")
