@@ -23,6 +23,8 @@ from app.tensor_reading import why_no_values
 METADATA_KEY = "gradstep_id"
 #: Key of the source span ``[line, col, end_line, end_col]`` of the operation that made a node, when stepped.
 SPAN_KEY = "gradstep_span"
+#: Key of ``(name, text)`` of that operation: the callable torch dispatched and the span's source text.
+OP_KEY = "gradstep_op"
 #: Items of one list, tuple or dict searched for tensors.
 CONTAINER_LIMIT = 1_000
 #: Saved tensors with at most this many elements (one line of numbers) carry their values; larger ones
@@ -64,12 +66,15 @@ def node_id(node: Any) -> int:
 
 
 def node_origin(node: Any) -> dict[str, Any]:
-    """Where the code that made a node is, as far as the node itself knows: the op's ``span``
-    (and its ``line``) when an op recorder saw it made, else None; the tracker adds line, pass and module."""
-    span = node.metadata.get(SPAN_KEY)
+    """Where the code that made a node is, as far as the node itself knows: the op's ``span``, ``op``
+    and ``text`` (and its ``line``) when an op recorder saw it made, else None; the tracker adds line,
+    pass and module."""
+    metadata = node.metadata
+    span = metadata.get(SPAN_KEY)
     if span is None:
         return None
-    return {"file": None, "line": span[0], "pass": None, "module": None, "span": span}
+    op, text = metadata.get(OP_KEY, (None, None))
+    return {"file": None, "line": span[0], "pass": None, "module": None, "span": span, "op": op, "text": text}
 
 
 def node_kind(node: Any) -> str:
@@ -508,9 +513,10 @@ class GraphTracker:
             for described in added:
                 seq = described["seq"]
                 origin = self._origins(first_use.get(described["id"]) if seq is None else seq)
-                span = described["origin"]["span"] if described["origin"] else None
-                # origins are shared between nodes: a span of this node's own goes on a copy
-                described["origin"] = origin if span is None else {**origin, "span": span}
+                own = described["origin"]
+                # origins are shared between nodes: the operation of this node's own goes on a copy
+                described["origin"] = origin if own is None else {
+                    **origin, "span": own["span"], "op": own["op"], "text": own["text"]}
         return added, edges, boundary
 
     def _describe(

@@ -611,11 +611,18 @@ class LessonRunner:
         return self._after_change(frame, self._actions(frame).retain_grad(params["name"]))
 
     def _cmd_values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """All values of a tensor given by an expression, as one numpy array."""
+        """All values of a tensor given by an expression (at an op-level pause also by a ``⟨…⟩`` name), as one
+        numpy array."""
         from app.summaries import tensor_values
 
         frame = self._frame(params)
-        tensor = eval(params["expression"], frame.f_globals, frame_locals(frame))
+        expression = params["expression"]
+        if expression.startswith("⟨"):  # an operation's result at an op-level pause: the frame has no such name
+            tensor = self.ops.live_outputs().get(expression) if self.ops is not None else None
+            if tensor is None:
+                return {"ok": False, "error": {"type": "NameError", "message": f"{expression} is no longer alive"}}
+        else:
+            tensor = eval(expression, frame.f_globals, frame_locals(frame))
         if params.get("grad"):
             tensor = tensor.grad
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}

@@ -1,8 +1,9 @@
 """The PyTorch operations a stepped line runs: name, source span, values and the autograd nodes each made.
 
 Runs inside the lesson process. While a line is stepped (into, over, out or by expression;
-not in continue or record mode) a ``TorchFunctionMode`` sits at the *bottom* of torch's mode stack and logs the calls a lesson frame makes directly (calls
-nested inside torch are passed through untouched); in continue mode it is not on the stack
+not in continue or record mode) a ``TorchFunctionMode`` sits at the *bottom* of torch's mode stack
+and logs the calls a lesson frame makes directly (calls nested inside torch are passed through
+untouched); in continue mode it is not on the stack
 at all. Being at the bottom, every mode of the lesson sees each operation first, exactly as
 in a plain run, and a lesson's ``with Mode():`` pops its own mode, never ours.
 
@@ -28,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from app.autograd_graph import METADATA_KEY, SPAN_KEY, node_kind
+from app.autograd_graph import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
 from app.summaries import Summarizer
 
 #: Opcodes that run an operator or attribute slot: the instruction's span is the operation itself.
@@ -227,16 +228,16 @@ class OpRecorder:
         name = op_name(func)
         with torch._C.DisableTorchFunction():
             span, exact = self._span(frame, name)
+            text = self._text(frame.f_code.co_filename, span)
             outputs = _tensors(result, torch)
-            nodes = self._new_nodes(outputs, before, span)
+            nodes = self._new_nodes(outputs, before, span, (name, text))
             del before
             if name.rpartition(".")[2] in _ACCESSORS and not nodes:
                 return result
             if len(self.entries) >= LOG_LIMIT:
                 self.dropped += 1
                 return result
-            entry = {"name": name, "span": span, "span_exact": exact,
-                     "text": self._text(frame.f_code.co_filename, span), SEQUENCES: nodes}
+            entry = {"name": name, "span": span, "span_exact": exact, "text": text, SEQUENCES: nodes}
             if detailed:
                 entry["inputs"] = input_summaries
                 entry["output"] = own_values(summarize(result))
@@ -254,8 +255,9 @@ class OpRecorder:
             self.on_op(frame, entry)
         return result
 
-    def _new_nodes(self, outputs: list[Any], before: list[Any], span: list[int]) -> list[int]:
-        """Sequence numbers of the nodes behind ``outputs`` that did not exist before the call; they get ``span``.
+    def _new_nodes(self, outputs: list[Any], before: list[Any], span: list[int], op: tuple[str, str]) -> list[int]:
+        """Sequence numbers of the nodes behind ``outputs`` that did not exist before the call; they get
+        ``span`` and ``op`` (the operation's name and source text).
 
         Ids are left to the graph tracker, so a node is numbered the same whether or not it was
         made while stepping.
@@ -274,6 +276,7 @@ class OpRecorder:
             if METADATA_KEY in metadata or SPAN_KEY in metadata or node_kind(node) == "leaf":
                 continue  # known before this call, or a leaf's accumulator: not made by it
             metadata[SPAN_KEY] = span
+            metadata[OP_KEY] = op
             nodes.append(node._sequence_nr())
             stack.extend(child for child, _ in reversed(node.next_functions) if child is not None)
         return nodes

@@ -277,7 +277,8 @@ def module_names(frames: list[FrameType], modules: list[Any]) -> dict[int, str]:
 
 
 def _origin(file: str | None, line: int | None = None, number: int | None = None, **extra: Any) -> dict[str, Any]:
-    return {"file": file, "line": line, "pass": number, "module": None, "span": None, **extra}
+    return {"file": file, "line": line, "pass": number, "module": None, "span": None, "op": None, "text": None,
+            **extra}
 
 
 class _Stretch:

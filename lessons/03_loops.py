@@ -55,6 +55,20 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   product (unsqueeze, `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
 # - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
 #   backward, we can see that the gradient reached every step.
+#
+# ### Inside the line: one `@` made three nodes
+# Press Alt+F11 (Run > Step Into Expression) on the `h_t = torch.tanh(...)` line instead of
+# F10: it runs one PyTorch operation at a time. After the first, `x_t @ W_xh` is highlighted,
+# its result is the variable `⟨x_t @ W_xh⟩`, and the graph marks in amber the nodes it made:
+# `UnsqueezeBackward0`, `MmBackward0` and `SqueezeBackward4`. One `@` made three nodes,
+# because a vector @ matrix product is computed as a matrix product of the vector made a
+# 1-row matrix (unsqueeze), then squeezed back.
+# - Press Alt+F11 again for `h_t @ W_hh`. On the first pass it makes only two nodes:
+#   `h_t` is still the zeros we started from, which do not require grad, so autograd records
+#   nothing for its unsqueeze. From the second pass on `h_t` requires grad, and this `@`
+#   makes three nodes too.
+# - Click a node to select the sub-expression that made it; hover a `+` in the code to
+#   outline the nodes of that addition. F10 finishes the line.
 # [zh]
 # ## 图每一步长出一块
 # - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。每次 `h_t.grad_fn` 都是一个新的
@@ -63,6 +77,18 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   两个 `AddBackward0`，以及一个 `TanhBackward0`。
 # - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
 #   这样反向传播之后就能看到梯度到达了每一步。
+#
+# ### 深入一行之内：一个 `@` 生成了三个节点
+# 在 `h_t = torch.tanh(...)` 这一行按 Alt+F11（运行 > 单步进入表达式）而不是 F10：
+# 它每次只执行一个 PyTorch 运算。第一个运算之后，`x_t @ W_xh` 被高亮，
+# 它的结果显示为变量 `⟨x_t @ W_xh⟩`，图中用琥珀色标出它生成的节点：
+# `UnsqueezeBackward0`、`MmBackward0` 和 `SqueezeBackward4`。一个 `@` 生成了三个节点，
+# 因为“向量 @ 矩阵”是先把向量变成一行的矩阵（unsqueeze），做矩阵乘法，再压缩回去（squeeze）。
+# - 再按一次 Alt+F11 执行 `h_t @ W_hh`。第一次循环时它只生成两个节点：
+#   `h_t` 还是一开始的全零张量，不需要梯度，所以 autograd 不为它的 unsqueeze 记录任何节点。
+#   从第二次循环起 `h_t` 需要梯度，这个 `@` 也会生成三个节点。
+# - 点击一个节点，代码中会选中生成它的子表达式；把鼠标移到代码里的 `+` 上，
+#   会标出这次加法生成的节点。按 F10 执行完这一行。
 
 # %%
 h_t = torch.zeros(HIDDEN_SIZE)

@@ -380,3 +380,28 @@ def test_13_training_updates_under_no_grad_and_matches_torch_optim():
     forgetful = scalar(run.at('print(f"without zeroing:')["forgetful_loss"])
     assert forgetful > 10 * final_loss
     assert scalar(run.at('print("same result as the manual loop:"')["same"]) is True
+
+
+def test_03_one_matmul_makes_three_nodes_stepped_by_expression(session, events):
+    """Alt+F11 on the RNN line: x_t @ W_xh makes three nodes on every pass, h_t @ W_hh two on the first."""
+    path = str(lesson_path("03"))
+    line = marker_line(lesson_path("03"), "h_t = torch.tanh(")
+    session.set_breakpoints(path, {line: None})
+    session.start(path, stop_on_entry=False)
+    made = []
+    for turn in range(2):
+        if turn:
+            session.resume()
+        assert events.pause()["line"] == line
+        session.step_expression()
+        nodes = {}
+        while (snap := events.pause())["event"] == "op":
+            names = {node["id"]: node["name"] for node in snap["graph"]["added"]}
+            nodes[snap["op"]["text"]] = sorted(names[nid] for nid in snap["op"]["nodes"])
+            session.step_expression()
+        made.append(nodes)
+    three = ["MmBackward0", "SqueezeBackward4", "UnsqueezeBackward0"]
+    assert made[0]["x_t @ W_xh"] == made[1]["x_t @ W_xh"] == made[1]["h_t @ W_hh"] == three
+    assert made[0]["h_t @ W_hh"] == ["MmBackward0", "SqueezeBackward4"]
+    notes = lesson_path("03").read_text(encoding="utf-8")
+    assert "one `@` made three nodes" in notes and "On the first pass it makes only two nodes" in notes

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 from conftest import line_of
 
 from app import messages as m
@@ -45,6 +44,11 @@ def source_slice(path: str, span: list[int]) -> str:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     assert line == end_line
     return lines[line - 1].encode("utf-8")[col:end_col].decode("utf-8")
+
+
+def plain(summary: dict) -> dict:
+    """A summary with its numpy values as lists, so two summaries compare with ``==``."""
+    return {key: value.tolist() if hasattr(value, "tolist") else value for key, value in summary.items()}
 
 
 def plain_stdout(path: str) -> str:
@@ -88,7 +92,7 @@ def test_step_into_expression_pauses_after_each_operation_of_the_rnn_line(sessio
         assert snap["line"] == line and op["span_exact"]
         assert op["text"] == source_slice(path, op["span"])
         pseudo = snap["vars"][f"⟨{op['text']}⟩"]
-        assert same_summary(pseudo, op["output"]) and pseudo["type"] == "Tensor" and pseudo["shape"] == [4]
+        assert plain(pseudo) == plain(op["output"]) and pseudo["type"] == "Tensor" and pseudo["shape"] == [4]
         added = {node["id"]: node for node in snap["graph"]["added"]}
         assert list(added) == op["nodes"]  # the graph marks exactly the nodes this operation made
         assert all(node["origin"]["span"] == op["span"] for node in added.values())
@@ -165,6 +169,26 @@ def test_evaluate_at_an_operation_pause_is_not_logged(session, events, lesson):
     assert [op["text"] for op in snap["ops"]] == [text for _, text in RNN_OPS]
 
 
+def test_values_of_an_operation_result_come_from_the_op_log_while_its_line_runs(session, events, lesson):
+    path = lesson("""
+    import torch
+    a = torch.randn(200, 100, requires_grad=True)
+    b = (a * 2).exp().sum()        # big intermediates
+    """)
+    run_to_breakpoint(session, events, path, line_of(path, "big intermediates"))
+    session.set_breakpoints(path, {})
+    session.step_expression()
+    snap = events.pause()
+    assert snap["vars"]["⟨a * 2⟩"]["sampled"]  # 20,000 elements: the summary holds a sample
+    reply = events.reply(session.request("values", expression="⟨a * 2⟩"))
+    assert reply["ok"] and reply["values"].shape == (200, 100)
+    assert (reply["values"] == 2 * events.reply(session.request("values", expression="a"))["values"]).all()
+    session.step_over()
+    assert events.pause()["event"] == "return"  # the line is done (the module's last)
+    reply = events.reply(session.request("values", expression="⟨a * 2⟩"))
+    assert not reply["ok"] and "no longer alive" in reply["error"]["message"]
+
+
 def test_ops_trace_lists_the_operations_of_the_line_that_just_ran(lesson):
     path = lesson(RNN)
     line = line_of(path, "the RNN line")
@@ -195,6 +219,24 @@ def test_operation_nodes_have_the_names_torch_makes(lesson):
     for record, expected in zip(after_rnn, (FIRST_NODES, SECOND_NODES)):
         names = {node["id"]: node["name"] for node in record["graph"]["nodes"]}
         assert [[names[nid] for nid in op["nodes"]] for op in record["ops"]] == expected
+
+
+def test_trace_graph_nodes_name_the_operation_that_made_them(lesson):
+    path = lesson(RNN)
+    line = line_of(path, "the RNN line")
+    done = subprocess.run([sys.executable, MAIN, "--trace", path, "--graph", "--ops"], capture_output=True,
+                          timeout=120, encoding="utf-8")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(text) for text in done.stdout.splitlines()][:-1]
+    after_rnn = [r for r, previous in zip(records[1:], records, strict=False) if previous["line"] == line]
+    for run, record in enumerate(after_rnn, 1):
+        origins = {node["id"]: node["origin"] for node in record["graph"]["nodes"]}
+        for op in record["ops"]:
+            for nid in op["nodes"]:
+                assert origins[nid]["op"] == op["name"] and origins[nid]["text"] == op["text"]
+                assert (origins[nid]["span"], origins[nid]["pass"]) == (op["span"], run)
+    leaves = [node for node in after_rnn[0]["graph"]["nodes"] if node["kind"] == "leaf"]
+    assert leaves and all(node["origin"]["op"] is None and node["origin"]["text"] is None for node in leaves)
 
 
 def test_a_call_that_does_not_name_the_operation_falls_back_to_the_line(lesson):
@@ -316,13 +358,3 @@ def test_recording_is_off_while_the_lesson_continues(session, events, lesson):
     events.end()
     assert events.output("stdout") == "0 1\n"  # documented: the stack is one mode longer while stepping
 
-
-def same_summary(a, b) -> bool:
-    """Two summaries as they crossed the channel (arrays compared by value) are equal."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_summary(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_summary(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(a, b)
-    return a == b

@@ -24,7 +24,9 @@ Features
 - Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
   note saying why under the cursor; the cursor still moves (for run-to-cursor) and
   breakpoints can still be toggled.
-- Hovering a line emits :attr:`CodeView.line_hovered` (the graph outlines the nodes it made).
+- Hovering a line emits :attr:`CodeView.line_hovered`, and the character under the mouse
+  :attr:`CodeView.position_hovered` (the graph outlines the nodes the line or the operation there made);
+  :meth:`CodeView.select_span` selects an operation's sub-expression.
 """
 
 from __future__ import annotations
@@ -176,6 +178,9 @@ class CodeView(QPlainTextEdit):
     """The learner changed the text (typing, pasting, undo); :meth:`set_source` does not emit it."""
     line_hovered = Signal(int)
     """The mouse moved onto a line of the text (1-based), or off every line (0)."""
+    position_hovered = Signal(int, int)
+    """The mouse moved onto a character: its line (1-based) and UTF-8 byte column (0-based, as
+    ``co_positions``); -1 past the line's end; ``(0, -1)`` off the text."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -189,6 +194,7 @@ class CodeView(QPlainTextEdit):
         self._previous: int | None = None
         self._error: int | None = None
         self._hovered_line = 0
+        self._hovered_position = (0, -1)
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
 
@@ -320,6 +326,16 @@ class CodeView(QPlainTextEdit):
         self.go_to_line(line)
         cursor = self.textCursor()
         cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
+        self.setTextCursor(cursor)
+
+    def select_span(self, span: list[int]) -> None:
+        """Select ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``), revealing it."""
+        if not (self._in_text(span[0]) and self._in_text(span[2])):
+            return
+        self._reveal(span[0])
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self._position(span[0], span[1]))
+        cursor.setPosition(self._position(span[2], span[3]), QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
 
     def set_current_line(self, line: int | None, event: str = "line") -> None:
@@ -478,17 +494,36 @@ class CodeView(QPlainTextEdit):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         super().mouseMoveEvent(event)
-        self._hover_line(self._line_at(event.position().y()) or 0)
+        line = self._line_at(event.position().y()) or 0
+        self._hover_line(line)
+        self._hover_position(line, self._column_at(event.position()) if line else -1)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Leave:
             self._hover_line(0)
+            self._hover_position(0, -1)
         return super().viewportEvent(event)
 
     def _hover_line(self, line: int) -> None:
         if line != self._hovered_line:
             self._hovered_line = line
             self.line_hovered.emit(line)
+
+    def _hover_position(self, line: int, column: int) -> None:
+        if (line, column) != self._hovered_position:
+            self._hovered_position = (line, column)
+            self.position_hovered.emit(line, column)
+
+    def _column_at(self, point: QPointF) -> int:
+        """The UTF-8 byte column of the character under ``point`` (viewport coordinates); -1 past the text."""
+        cursor = self.cursorForPosition(point.toPoint())
+        column = cursor.positionInBlock()
+        if point.x() < self.cursorRect(cursor).left() and column > 0:
+            column -= 1  # the cursor lands on the nearest gap: the character is the one before it
+        text = cursor.block().text()
+        if column >= len(text):
+            return -1
+        return len(text[:column].encode("utf-8"))
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
         if event.modifiers() & Qt.ControlModifier:

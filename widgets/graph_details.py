@@ -47,23 +47,45 @@ def _saved_text(entry: Mapping[str, Any]) -> list[str]:
     return [f"  {name}: {value!r}"]
 
 
-def origin_text(origin: Mapping[str, Any] | None) -> str:
-    """Which code made a node: ``made by line 72, pass 2, in model.rnn``; empty when unknown."""
+#: Sibling nodes named in the details before the rest are only counted.
+SIBLINGS_NAMED = 4
+
+
+def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str, Any]] = ()) -> str:
+    """Which code made a node: ``made by line 72, pass 2, in model.rnn``, or, made while stepping,
+    ``made by `x_t @ W_xh` (Tensor.matmul) on line 72, pass 2, which also made UnsqueezeBackward0 and
+    SqueezeBackward4``; empty when unknown.
+
+    Parameters
+    ----------
+    origin : dict or None
+        The node's origin, as the engine sends it.
+    siblings : list of dict
+        The other nodes its operation made in the same pass, in creation order.
+    """
     if not origin:
         return ""
     if origin.get("line") is None:
         text = "made while continuing (several lines ran; which one is not known)"
     else:
-        text = f"made by line {origin['line']}"
+        text = "made by "
+        if origin.get("text"):
+            text += f"`{' '.join(origin['text'].split())}` ({origin.get('op') or 'an operation'}) on "
+        text += f"line {origin['line']}"
         if origin.get("pass") is not None:
             text += f", pass {origin['pass']}"
     if origin.get("module"):
         text += f", in {origin['module']}"
+    if siblings:
+        names = [sibling.get("name", "?") for sibling in siblings[:SIBLINGS_NAMED]]
+        if len(siblings) > SIBLINGS_NAMED:
+            names.append(f"{len(siblings) - SIBLINGS_NAMED} more")
+        text += f", which also made {', '.join(names[:-1]) + ' and ' if len(names) > 1 else ''}{names[-1]}"
     return text
 
 
 def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
-                 next_nodes: Mapping[int, Mapping[str, Any]]) -> str:
+                 next_nodes: Mapping[int, Mapping[str, Any]], siblings: Sequence[Mapping[str, Any]] = ()) -> str:
     """The details pane text for a node: what it is, what it saved for backward, where its gradients go.
 
     Parameters
@@ -75,11 +97,15 @@ def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
         The variables whose ``grad_fn`` the node is.
     next_nodes : dict
         The engine's dicts of the drawn nodes it points to, by id; a node not in it is named ``?``.
+    siblings : list of dict
+        The engine's dicts of the other drawn nodes the same operation made in the same pass.
     """
     kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
     lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
-    if origin_text(node.get("origin")):
-        lines.append(origin_text(node.get("origin")))
+    siblings = sorted(siblings, key=lambda sibling: (sibling.get("seq") is None, sibling.get("seq") or 0))
+    made = origin_text(node.get("origin"), siblings)
+    if made:
+        lines.append(made)
     if names:
         lines.append(f"grad_fn of: {', '.join(names)}")
     if node.get("shape") is not None:

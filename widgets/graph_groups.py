@@ -4,7 +4,9 @@ A node's ``origin`` (sent by the engine) says which file and line ran between th
 that saw it appear, which pass of that line it was, and the ``nn.Module`` whose ``forward``
 made it. :class:`OriginGroups` keeps, for every (file, line, pass) and every dotted module
 prefix (``model`` and ``model.rnn``), an :class:`~widgets.graph_items.OriginBox` framing its
-members. Boxes only grow when they get members, so nothing moves as the graph grows.
+members. Boxes only grow when they get members, so nothing moves as the graph grows. It also
+indexes the nodes made while stepping by their operation's source span, for the code view's
+hover and the details' "which also made".
 """
 
 from __future__ import annotations
@@ -93,6 +95,8 @@ class OriginGroups:
         self._marked: list[OriginBox] = []
         self._modules: dict[tuple, None] = {}  # the module keys, in order
         self._dirty: dict[tuple, OriginBox] = {}  # grown since the last refresh
+        self._spans: dict[tuple, set[int]] = {}  # (file, line, col, end_line, end_col) -> nodes, every pass
+        self._span_of: dict[int, tuple] = {}
 
     def __iter__(self) -> Iterator[OriginBox]:
         return iter(self._boxes.values())
@@ -103,6 +107,10 @@ class OriginGroups:
 
     def add(self, node_id: int, origin: Mapping[str, Any] | None) -> None:
         """Put a drawn node in the boxes its origin names; :meth:`refresh` then grows them around it."""
+        if origin and origin.get("span"):
+            span_key = (origin.get("file"), *origin["span"])
+            self._spans.setdefault(span_key, set()).add(node_id)
+            self._span_of[node_id] = span_key
         keys = origin_keys(origin)
         if not keys:
             return
@@ -139,6 +147,11 @@ class OriginGroups:
         """Take nodes out of their boxes (call before their items go); empty boxes go too."""
         touched: dict[tuple, OriginBox] = {}
         for node_id in ids:
+            span_key = self._span_of.pop(node_id, None)
+            if span_key is not None:
+                self._spans[span_key].discard(node_id)
+                if not self._spans[span_key]:
+                    del self._spans[span_key]
             for box in self._of.pop(node_id, ()):
                 box.members.discard(node_id)
                 touched[box.key] = box
@@ -177,6 +190,24 @@ class OriginGroups:
         return {member for key, box in self._boxes.items()
                 if key[0] == "line" and key[2] == line and (file is None or same_file(key[1], file))
                 for member in box.members}
+
+    def span_nodes(self, line: int, column: int, file: str | None = None) -> set[int]:
+        """The nodes the innermost operation whose span holds ``(line, column)`` made, in every pass.
+
+        ``column`` counts UTF-8 bytes from 0, as spans do; a span's end is exclusive. Empty when
+        no operation's span holds the position (or in ``file``, when given).
+        """
+        around = [key for key in self._spans if (key[1], key[2]) <= (line, column) < (key[3], key[4])
+                  and (file is None or same_file(key[0], file))]
+        if not around:
+            return set()
+        innermost = min(around, key=lambda key: (key[3] - key[1], key[4] - key[2] if key[1] == key[3] else key[4]))
+        return set(self._spans[innermost])
+
+    def span_members(self, node_id: int) -> set[int]:
+        """The nodes with the same operation span as ``node_id`` (itself included, every pass); empty without one."""
+        span_key = self._span_of.get(node_id)
+        return set(self._spans[span_key]) if span_key is not None else set()
 
     def mark_line(self, line: int | None, file: str | None = None) -> None:
         """Outline the boxes of ``line``'s executions; None clears the mark."""

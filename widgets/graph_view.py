@@ -20,10 +20,12 @@ Features
   of one line made (``line 72 · pass 2``) and one around each module's nodes (``model.rnn``),
   collapsible to one box; edges of hidden members end at the box.
 - Wheel to zoom under the mouse, drag to pan, export to PNG and SVG.
-- Click a node: :attr:`GraphView.node_selected`, :attr:`GraphView.origin_selected` and its
-  details (the line that made it, saved tensors, next functions; for a leaf its tensor and
-  ``.grad``) below the graph, or beside it when the panel is wide.
-- :meth:`GraphView.highlight_origin_line` outlines the nodes a code line's executions made.
+- Click a node: :attr:`GraphView.node_selected`, :attr:`GraphView.origin_selected` (and
+  :attr:`GraphView.span_selected` for a node made while stepping) and its details (the line
+  and operation that made it, the other nodes that operation made, saved tensors, next
+  functions; for a leaf its tensor and ``.grad``) below the graph, or beside it when the panel is wide.
+- :meth:`GraphView.highlight_origin_line` outlines the nodes a code line's executions made;
+  :meth:`GraphView.highlight_origin_at` those of the innermost operation at a code position.
 - With no nodes, the canvas says how one appears.
 - :meth:`GraphView.highlight_variable` outlines a variable's subgraph;
   :meth:`GraphView.set_active_node` marks the node a backward replay is at.
@@ -116,6 +118,9 @@ class GraphView(QWidget):
     """The mouse moved onto a node (the variables it stands for: its outputs' names, a leaf's name) or off ([])."""
     origin_selected = Signal(str, int)
     """The learner clicked a node or an origin box whose line is known; carries the origin's file and line."""
+    span_selected = Signal(str, list)
+    """The learner clicked a node made while stepping (after :attr:`origin_selected`); carries its file and
+    operation span ``[line, col, end_line, end_col]``."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -303,7 +308,8 @@ class GraphView(QWidget):
     def select_node(self, node_id: int) -> None:
         """Select a node as a click does: outline it, show its details, emit :attr:`node_selected`.
 
-        Also emits :attr:`origin_selected` when the node's origin line is known.
+        Also emits :attr:`origin_selected` when the node's origin line is known, then
+        :attr:`span_selected` when its operation's span is.
         """
         if node_id not in self._drawn:
             return
@@ -315,6 +321,8 @@ class GraphView(QWidget):
         origin = self._drawn[node_id].node.get("origin") or {}
         if origin.get("line"):
             self.origin_selected.emit(origin.get("file") or "", origin["line"])
+        if origin.get("span"):
+            self.span_selected.emit(origin.get("file") or "", list(origin["span"]))
 
     def fit_to_view(self) -> None:
         """Frame the newest nodes and their inputs at a readable zoom; all of the graph when it fits at that zoom."""
@@ -341,8 +349,29 @@ class GraphView(QWidget):
         self._restyle(previous ^ ids)
         self._groups.mark_line(line or None, file)
 
+    def highlight_origin_at(self, line: int, column: int, file: str | None = None) -> None:
+        """Outline the nodes the innermost operation at a code position made (every pass); with none there,
+        the nodes of the whole line, as :meth:`highlight_origin_line`.
+
+        Parameters
+        ----------
+        line : int
+            A 1-based line; 0 clears.
+        column : int
+            A 0-based column in UTF-8 bytes, as operation spans count them (-1: none).
+        file : str, optional
+            The file the position is in; None matches every file.
+        """
+        ids = self._groups.span_nodes(line, column, file) & self._drawn.keys() if line and column >= 0 else set()
+        if not ids:
+            self.highlight_origin_line(line, file)
+            return
+        previous, self._origin_marked = self._origin_marked, ids
+        self._restyle((previous ^ ids) & self._drawn.keys())
+        self._groups.mark_line(line, file)
+
     def origin_nodes(self) -> set[int]:
-        """The nodes :meth:`highlight_origin_line` outlines now."""
+        """The nodes :meth:`highlight_origin_line` or :meth:`highlight_origin_at` outlines now."""
         return set(self._origin_marked)
 
     def set_box_collapsed(self, label: str, collapsed: bool) -> None:
@@ -851,7 +880,28 @@ class GraphView(QWidget):
         node = self._drawn[node_id].node
         targets = {int(target) for target, _ in node.get("next") or []}
         next_nodes = {target: self._drawn[target].node for target in targets if target in self._drawn}
-        return node_details(node_id, node, self._names_of(node_id), next_nodes)
+        siblings = [self._drawn[other].node for other in self._op_nodes(node_id) - {node_id}]
+        return node_details(node_id, node, self._names_of(node_id), next_nodes, siblings)
+
+    def _op_nodes(self, node_id: int) -> set[int]:
+        """The nodes one call of the operation that made ``node_id`` made: those of its span and pass that
+        edges join to it (a pass is unknown after a continue, and the nodes of one call are connected)."""
+        run = (self._drawn[node_id].node.get("origin") or {}).get("pass")
+        members = {other for other in self._groups.span_members(node_id)
+                   if other in self._drawn and (self._drawn[other].node.get("origin") or {}).get("pass") == run}
+        links: dict[int, set[int]] = {member: set() for member in members}
+        for member in members:
+            for target in self._next.get(member, ()):
+                if target in members:
+                    links[member].add(target)
+                    links[target].add(member)
+        reached, stack = set(), [node_id] if node_id in members else []
+        while stack:
+            current = stack.pop()
+            if current not in reached:
+                reached.add(current)
+                stack.extend(links[current] - reached)
+        return reached
 
     # -- view -------------------------------------------------------------------------------
 

@@ -288,7 +288,8 @@ class MainWindow(QMainWindow):
         self.variables_view.variable_hovered.connect(self._on_variables_view_variable_hovered)
         self.graph_view.node_hovered.connect(self.variables_view.model.mark_variables)
         self.graph_view.origin_selected.connect(self._on_graph_view_origin_selected)
-        self.code_view.line_hovered.connect(self._on_code_view_line_hovered)
+        self.graph_view.span_selected.connect(self._on_graph_view_span_selected)
+        self.code_view.position_hovered.connect(self._on_code_view_position_hovered)
         self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
         self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
@@ -616,6 +617,7 @@ class MainWindow(QMainWindow):
         if snapshot is not None:
             live = self.session.state == PAUSED
             self.code_view.set_current_line(snapshot["line"] if live else None, snapshot["event"])
+            self.code_view.set_operation_span(snapshot["op"]["span"] if live and "op" in snapshot else None)
             self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
             self.stack_view.set_stack(snapshot["stack"], 0)
             self.notes_view.show_line(snapshot["line"])
@@ -685,6 +687,11 @@ class MainWindow(QMainWindow):
         if self._inspected is None:
             return
         expression = self._inspected
+        if expression.startswith("⟨"):  # an operation's result: no name in the frame; its summary comes with the pause
+            summary = (self._last_snapshot or {}).get("vars", {}).get(expression)
+            if summary is not None:
+                self.inspector.show_tensor(expression, summary)
+            return
 
         def show(result: dict[str, Any]) -> None:
             value = result.get("value") if result.get("ok") else None
@@ -732,8 +739,12 @@ class MainWindow(QMainWindow):
         if not file or same_file(file, self.code_view.path()):
             self.code_view.select_line(line)
 
-    def _on_code_view_line_hovered(self, line: int) -> None:
-        self.graph_view.highlight_origin_line(line, self.code_view.path())
+    def _on_graph_view_span_selected(self, file: str, span: list[int]) -> None:
+        if not file or same_file(file, self.code_view.path()):
+            self.code_view.select_span(span)
+
+    def _on_code_view_position_hovered(self, line: int, column: int) -> None:
+        self.graph_view.highlight_origin_at(line, column, self.code_view.path())
 
     def _on_variables_view_variable_hovered(self, name: str) -> None:
         self.graph_view.highlight_variable(name or None)
