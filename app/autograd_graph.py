@@ -110,41 +110,66 @@ def find_tensors(variables: dict[str, Any]) -> list[tuple[str, Any]]:
     -------
     list of (str, torch.Tensor)
     """
+    return [(label(path), tensor) for path, tensor in tensor_paths(variables)]
+
+
+#: Where a tensor was found: a variable's name, or ``(container's path, index)`` for an item
+#: of a list or tuple, or ``(container's path, key, True)`` for a value of a dict.
+TensorPath = str | tuple
+
+
+def label(path: TensorPath) -> str:
+    """The name a learner would write for a tensor found at ``path``."""
+    if isinstance(path, str):
+        return path
+    if len(path) == 2:
+        return f"{label(path[0])}[{path[1]}]"
+    return f"{label(path[0])}[{bounded_repr(path[1], 60)}]"
+
+
+def tensor_paths(variables: dict[str, Any]) -> list[tuple[TensorPath, Any]]:
+    """:func:`find_tensors` with each name left as a :data:`TensorPath`, spelled by :func:`label` when needed.
+
+    An unchanged pause only needs the names of the tensors autograd records, so the names of
+    a list's thousands of other tensors are never spelled out there.
+    """
     torch = sys.modules.get("torch")
     if torch is None:
         return []
-    found: list[tuple[str, Any]] = []
-    pending: list[tuple[str, Any, int]] = []
+    tensor, nested = torch.Tensor, (list, tuple, dict, torch.nn.Module)
+    found: list[tuple[TensorPath, Any]] = []
+    pending: list[tuple[TensorPath, Any, int]] = []
     for name, value in variables.items():
-        if not name.startswith("__"):
-            _sort_value(torch, name, value, 1, found, pending)
-    for name, value, depth in pending:  # grows while read: breadth first
+        if name.startswith("__"):
+            continue
+        if isinstance(value, tensor):
+            found.append((name, value))
+        elif isinstance(value, nested):
+            pending.append((name, value, 1))
+    for path, value, depth in pending:  # grows while read: breadth first
         try:
-            children = _children_of(torch, name, value)
+            children = _children_of(torch, path, value)
         except Exception:  # a half-built module (before super().__init__()) has nothing to show yet
             continue
-        for child_name, child in children:
-            _sort_value(torch, child_name, child, depth + 1, found, pending)
+        deeper = depth < DEPTH_LIMIT
+        for child_path, child in children:  # inlined: a list holds thousands of items
+            if isinstance(child, tensor):
+                found.append((child_path, child))
+            elif deeper and isinstance(child, nested):
+                pending.append((child_path, child, depth + 1))
     return found
 
 
-def _sort_value(torch: Any, name: str, value: Any, depth: int, found: list, pending: list) -> None:
-    if isinstance(value, torch.Tensor):
-        found.append((name, value))
-    elif depth <= DEPTH_LIMIT and isinstance(value, (list, tuple, dict, torch.nn.Module)):
-        pending.append((name, value, depth))
-
-
-def _children_of(torch: Any, name: str, value: Any) -> list[tuple[str, Any]]:
+def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[TensorPath, Any]]:
     if isinstance(value, torch.nn.utils.rnn.PackedSequence):
-        return [(f"{name}.data", value.data)]
+        return iter([(f"{label(path)}.data", value.data)])
     if isinstance(value, torch.nn.Module):
+        name = label(path)
         named = itertools.chain(value.named_parameters(), value.named_buffers())
-        return [(f"{name}.{key}", tensor) for key, tensor in named]
+        return iter([(f"{name}.{key}", tensor) for key, tensor in named])
     if isinstance(value, dict):
-        items = itertools.islice(value.items(), CONTAINER_LIMIT)
-        return [(f"{name}[{bounded_repr(key, 60)}]", item) for key, item in items]
-    return [(f"{name}[{i}]", item) for i, item in enumerate(value[:CONTAINER_LIMIT])]
+        return (((path, key, True), item) for key, item in itertools.islice(value.items(), CONTAINER_LIMIT))
+    return zip(zip(itertools.repeat(path), range(CONTAINER_LIMIT)), value[:CONTAINER_LIMIT])
 
 
 def reachable_nodes(roots: list[Any]) -> list[Any]:
@@ -323,20 +348,40 @@ def _output_shape(node: Any) -> list[int] | None:
 
 
 class _Frame:
-    """The tensors of one pause: names, the root node of each variable, and named leaves."""
+    """The tensors of one pause: the root node of each variable, and named leaves.
+
+    Only tensors that require grad can have a node or be a leaf, so only theirs are named
+    at once; :attr:`names`, which a walk of new nodes needs for saved tensors, is spelled out
+    on first use.
+    """
 
     def __init__(self, variables: dict[str, Any]) -> None:
-        self.names: dict[int, str] = {}
+        self._paths = tensor_paths(variables)
+        self._names: dict[int, str] | None = None
+        self.tracked: dict[int, str] = {}  # id() -> first name, of the tensors that require grad
         self.root_nodes: dict[str, Any] = {}
         self.leaves: dict[int, Any] = {}
-        for name, tensor in find_tensors(variables):
-            self.names.setdefault(id(tensor), name)
+        for path, tensor in self._paths:
+            if not tensor.requires_grad:  # no grad_fn either: reading it costs more than this test
+                continue
+            name = label(path)
+            self.tracked.setdefault(id(tensor), name)
             grad_fn = tensor.grad_fn
             if grad_fn is not None:
                 self.root_nodes[name] = grad_fn
-            elif tensor.requires_grad:
+            else:
                 self.leaves[id(tensor)] = tensor
         self.roots = {name: node_id(node) for name, node in self.root_nodes.items()}
+
+    @property
+    def names(self) -> dict[int, str]:
+        """``id()`` to first name of every tensor found."""
+        if self._names is None:
+            self._names = {}
+            for path, tensor in self._paths:
+                if id(tensor) not in self._names:
+                    self._names[id(tensor)] = label(path)
+        return self._names
 
     def leaf_state(self) -> tuple:
         """What a backward, ``zero_grad`` or optimiser step changes on the named leaves."""
@@ -344,7 +389,7 @@ class _Frame:
         for tid, tensor in self.leaves.items():
             grad = tensor.grad
             grad_version = None if grad is None else grad._version
-            state.append((self.names[tid], tid, tensor._version, id(grad), grad_version))
+            state.append((self.tracked[tid], tid, tensor._version, id(grad), grad_version))
         return tuple(state)
 
     def probes(self) -> tuple:
@@ -586,7 +631,7 @@ class GraphTracker:
         return freed
 
     def _named_leaves(self, frame: _Frame) -> dict[int, str]:
-        return {nid: frame.names[tid] for nid, tid in self._leaf_tensor.items() if tid in frame.leaves}
+        return {nid: frame.tracked[tid] for nid, tid in self._leaf_tensor.items() if tid in frame.leaves}
 
     def _rename(self, previous_roots: dict[str, int], previous_leaves: dict[int, str]) -> set[int]:
         """Rewrite ``variables`` and ``variable`` of known nodes whose names changed."""

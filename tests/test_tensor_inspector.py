@@ -246,3 +246,36 @@ def test_cells_show_whole_numbers_even_in_a_narrow_inspector(qtbot, inspector, t
     qtbot.waitUntil(lambda: inspector.value_panel.table.isVisible())
     assert_no_cell_clipped(inspector.value_panel)
     assert inspector.value_panel.model.index(0, 0).data() in ("1", "123456789012")
+
+
+@pytest.mark.parametrize("make, why", [
+    (lambda: torch.empty(3, 4, device="meta"), "a meta tensor has a shape and a dtype but no data"),
+    (lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged),
+     "a nested tensor holds tensors"),
+])
+def test_a_tensor_without_readable_values_says_why_instead_of_a_table(inspector, make, why):
+    inspector.show_tensor("t", summary(make()))
+    assert inspector.value_panel.is_showing_message()
+    assert why in inspector.value_panel.message.text()
+    assert inspector.value_panel.model.rowCount() == 0
+
+
+def test_a_sparse_tensor_shows_its_stored_entries_as_index_value_rows(inspector):
+    s = torch.sparse_coo_tensor([[0, 19999], [0, 19999]], [1.5, -2.0], (20000, 20000), check_invariants=True)
+    inspector.show_tensor("s", summary(s))
+    panel = inspector.value_panel
+    assert not panel.is_showing_message()
+    assert table(panel.model) == [["1.5"], ["-2"]]
+    header = [panel.model.headerData(r, Qt.Orientation.Vertical) for r in range(panel.model.rowCount())]
+    assert header == ["[0, 0]", "[19999, 19999]"]
+    assert "2 stored entries" in panel.title.text()
+    assert "sparse_coo · nnz 2" in inspector.header.text()
+
+
+def test_statistics_from_a_sample_are_marked_in_the_header(inspector):
+    torch.manual_seed(0)
+    inspector.show_tensor("v", summary(torch.randn(4000, 3000)[:, ::3]))
+    text = inspector.header.text()
+    assert "mean ≈" in text and "(from a sample)" in text
+    inspector.show_tensor("w", summary(torch.randn(4, 3)))
+    assert "≈" not in inspector.header.text()

@@ -275,3 +275,36 @@ def test_hovering_a_row_names_its_variable_for_the_graph(qtbot, view, frame):
     qtbot.mouseMove(view.tree.header(), QPoint(5, 5))
     QApplication.processEvents()
     qtbot.waitUntil(lambda: hovered[-1:] == [""])
+
+
+def test_a_tensor_without_readable_values_says_why_in_its_row(view, frame):
+    meta = torch.empty(1000, 1000, device="meta")
+    nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=torch.jagged)
+    view.set_snapshot(frame(meta=meta, nested=nested), {})
+    assert cell(view, ":meta", VALUE) == "tensor[1000, 1000] f32 · a meta tensor has a shape and a dtype but no data"
+    assert cell(view, ":nested", VALUE).startswith("tensor[2, j")
+    assert "jagged · a nested tensor holds tensors of different shapes" in cell(view, ":nested", VALUE)
+    assert "no data" in cell(view, ":meta", VALUE, Qt.ItemDataRole.ToolTipRole)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_a_sparse_tensor_row_shows_its_layout_and_stored_count(view, frame):
+    s = torch.sparse_coo_tensor([[0, 19999], [0, 19999]], [1.0, 2.0], (20000, 20000), check_invariants=True)
+    view.set_snapshot(frame(s=s, csr=s.coalesce().to_sparse_csr()), {})
+    assert cell(view, ":s", VALUE).startswith("tensor[20000, 20000] f32 sparse_coo nnz=2")
+    assert cell(view, ":csr", VALUE).startswith("tensor[20000, 20000] f32 sparse_csr nnz=2")
+    assert "(index, value) entries" in cell(view, ":s", VALUE, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_statistics_of_a_sampled_view_are_marked_approximate(view, frame):
+    torch.manual_seed(0)
+    view.set_snapshot(frame(strided=torch.randn(4000, 3000)[:, ::3], whole=torch.randn(20_000)), {})
+    assert "μ≈" in cell(view, ":strided", VALUE) and "σ≈" in cell(view, ":strided", VALUE)
+    assert "sample" in cell(view, ":strided", VALUE, Qt.ItemDataRole.ToolTipRole)
+    assert "μ=" in cell(view, ":whole", VALUE)
+
+
+def test_a_module_with_more_parameters_than_listed_says_how_many_it_has(view, frame):
+    net = nn.Sequential(*[nn.Linear(2, 2) for _ in range(500)])
+    view.set_snapshot(frame(net=net), {})
+    assert "· 1,000 tensors, the first 200 listed" in cell(view, ":net", VALUE)

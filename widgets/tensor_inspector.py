@@ -16,7 +16,9 @@ Features
   expression are tinted.
 - A large tensor arrives as a sample: the sample is shown at once, labelled with the index
   of each value, and :attr:`TensorInspector.values_requested` asks for the full values, which
-  :meth:`TensorInspector.set_values` fills in.
+  :meth:`TensorInspector.set_values` fills in. Statistics computed from a sample are marked ``≈``.
+- A sparse tensor shows its stored entries as rows of index → value, never a dense copy; a
+  tensor whose values cannot be read (nested, meta, fake, a wrapper subclass) says why.
 """
 
 from __future__ import annotations
@@ -610,13 +612,18 @@ class TensorInspector(QWidget):
         s = self._summary
         kind = "Parameter" if s.get("is_parameter") else "tensor"
         shape = ", ".join(map(str, s["shape"]))
+        layout = s.get("layout", "strided")
+        layout = "" if layout == "strided" else f"{layout} · " + (f"nnz {s['nnz']:,} · " if "nnz" in s else "")
         line1 = (f"<b>{html.escape(self._expression or '')}</b> &nbsp; {kind}[{shape}] · {s['dtype']} · "
-                 f"{s['device']} · {s['numel']:,} values · {_size_text(s['nbytes'])}")
+                 f"{layout}{s['device']} · {s['numel']:,} values · {_size_text(s['nbytes'])}")
         line2 = (f"requires_grad {s['requires_grad']} · is_leaf {s['is_leaf']} · grad_fn {s['grad_fn']} · "
                  f"_version {s['version']} · grad: {grad_state(s)}")
         stats = []
         if s.get("min") is not None:
-            stats = [f"{name} {s[name]:.4g}" for name in ("min", "max", "mean", "std")]
+            eq = "≈" if s.get("stats_sampled") else ""  # statistics of a sample of the values
+            stats = [f"{name} {eq}{s[name]:.4g}" for name in ("min", "max", "mean", "std")]
+            if eq:
+                stats.append("(from a sample)")
         red = ALARM_RED.name()
         for name, label in (("nan", "NaN"), ("inf", "Inf")):
             count = s.get(name, 0)
@@ -657,10 +664,30 @@ class TensorInspector(QWidget):
             panel.show_array(self.slices.take(array), self.slices.take(previous) if previous is not None else None,
                              min(array.ndim, 2))
             panel.set_caption(self.slices.describe())
+        elif summary.get("entries"):
+            self._fill_entries(panel, summary)
         elif summary.get("sampled") and summary.get("values") is not None:
             self._fill_sample(panel, summary)
         else:
-            panel.show_message("no values: this tensor has no data (meta device)")
+            panel.show_message(summary.get("why_no_values") or "no values: this tensor has no data (meta device)")
+
+    @staticmethod
+    def _fill_entries(panel: ArrayPanel, summary: dict[str, Any]) -> None:
+        """A sparse tensor's stored entries: one row per (index, value), never a dense copy."""
+        entries = summary["entries"]
+        values = [value for _, value in entries]
+        if all(isinstance(value, (int, float, complex, bool)) for value in values):
+            column = np.asarray(values)
+        else:  # a hybrid tensor stores a dense part per index: its first values as text
+            column = np.asarray([str(value) for value in values], dtype=object)
+        indices = [index for index, _ in entries]
+
+        def row_name(row: int) -> str:
+            return "[" + ", ".join(map(str, indices[row])) + "]"
+
+        panel.show_array(column[:, None], None, 0, row_name)
+        cut = f", the first {len(entries):,} shown" if len(entries) < summary["nnz"] else ""
+        panel.set_caption(f"({summary['nnz']:,} stored entries{cut}: index → value)")
 
     def _fill_sample(self, panel: ArrayPanel, summary: dict[str, Any]) -> None:
         sample = np.asarray(summary["values"]).reshape(-1)

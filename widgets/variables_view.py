@@ -129,6 +129,15 @@ def tensor_line(summary: dict[str, Any]) -> str:
     if not shape and values is not None and np.size(values) == 1:
         parts.append(_number(np.asarray(values).reshape(-1)[0]))
     parts.append(dtype)
+    layout = summary.get("layout", "strided")
+    if "nnz" in summary:
+        parts.append(f"{layout} nnz={summary['nnz']:,}")
+    elif layout != "strided":
+        parts.append(layout)
+    why = summary.get("why_no_values")
+    if why and "nnz" not in summary:  # a sparse tensor's entries are its values: the nnz says enough
+        parts.append(f"· {why}")
+        return " ".join(parts)
     if summary.get("nan"):
         parts.append(f"NaN×{summary['nan']}")
     if summary.get("inf"):
@@ -136,7 +145,8 @@ def tensor_line(summary: dict[str, Any]) -> str:
     if summary.get("numel", 0) == 0:
         parts.append("empty")
     elif shape and summary["dtype"] != "bool" and summary.get("mean") is not None:
-        parts.append(f"μ={summary['mean']:.3g} σ={summary['std']:.3g}")
+        eq = "≈" if summary.get("stats_sampled") else "="  # statistics of a sample of the values
+        parts.append(f"μ{eq}{summary['mean']:.3g} σ{eq}{summary['std']:.3g}")
     if shape and values is not None and not summary.get("sampled") and np.size(values):
         flat = np.asarray(values).reshape(-1)
         shown = ", ".join(_number(v) for v in flat[:PREVIEW_VALUES])
@@ -263,6 +273,9 @@ def _value_text(summary: dict[str, Any]) -> str:
         head = summary.get("repr", summary["type"]).split("\n", 1)[0]
         head = summary["type"] if head.endswith("(") else head
         mode = "" if summary.get("training", True) else ", eval mode"
+        if summary.get("parameters_cut"):
+            return (f"{head} · {summary['parameter_count']:,} tensors, the first {len(params)} listed "
+                    f"({count:,} values){mode}")
         return f"{head} · {len(params)} tensors, {count:,} values{mode}"
     text = summary.get("repr", summary.get("type", ""))
     if "items" in summary and ("\n" in text or len(text) > 100 or "tensor(" in text):
@@ -539,7 +552,11 @@ class VariablesModel(QAbstractItemModel):
                          "happened upstream")
         if summary.get("inf"):
             lines.append(f"{summary['inf']} values are infinite: something overflowed or divided by zero")
-        if summary.get("sampled"):
+        if summary.get("why_no_values"):
+            lines.append(summary["why_no_values"])
+        if summary.get("stats_sampled"):
+            lines.append("large view: statistics (≈) come from a sample of its values, the preview is left out")
+        elif summary.get("sampled"):
             lines.append("large tensor: statistics cover every value, the preview is left out")
         return "\n".join(lines)
 
