@@ -183,13 +183,13 @@ def test_breakpoint_added_while_running_is_hit(session, events, lesson):
     n = 0
     while True:
         n += 1
-        if n > 10_000_000:
+        if n > 1_000_000:
             n = 0
     """)
     session.start(path, stop_on_entry=False)
     events.wait(m.Started)
     session.set_breakpoints(path, {5: None})
-    snap = events.pause(timeout=10)
+    snap = events.pause(timeout=30)
     assert snap["line"] == 5
 
 
