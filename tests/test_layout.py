@@ -174,7 +174,8 @@ def test_backward_results_and_error_card_in_sight_at_1600(qtbot, make_window):
             qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(panel.card.isVisible)
     scroll = panel._scroll
-    assert in_sight(panel.card, scroll), (panel.card.geometry(), scroll.viewport().size(), scroll.verticalScrollBar().value(), panel.size())
+    assert in_sight(panel.card, scroll), (panel.card.geometry(), scroll.viewport().size(),
+                                          scroll.verticalScrollBar().value(), panel.size())
     assert in_sight(panel.card.lesson_link, panel._scroll)
 
 

@@ -196,9 +196,9 @@ def test_ops_trace_lists_the_operations_of_the_line_that_just_ran(lesson):
                           encoding="utf-8")
     assert done.returncode == 0, done.stderr
     records = [json.loads(text) for text in done.stdout.splitlines()][:-1]
-    after_rnn = [r for r, previous in zip(records[1:], records) if previous["line"] == line]
+    after_rnn = [r for r, previous in zip(records[1:], records, strict=False) if previous["line"] == line]
     assert len(after_rnn) == 2
-    for record, names in zip(after_rnn, (FIRST_NODES, SECOND_NODES)):
+    for record, names in zip(after_rnn, (FIRST_NODES, SECOND_NODES), strict=False):
         assert [(op["name"], op["text"]) for op in record["ops"]] == RNN_OPS
         for op in record["ops"]:
             assert op["text"] == source_slice(path, op["span"]) and op["span"][0] == line
@@ -215,8 +215,8 @@ def test_operation_nodes_have_the_names_torch_makes(lesson):
     path = lesson(RNN)
     line = line_of(path, "the RNN line")
     records = trace_records(path, ops=True, graph=True)
-    after_rnn = [r for r, previous in zip(records[1:], records) if previous.get("line") == line]
-    for record, expected in zip(after_rnn, (FIRST_NODES, SECOND_NODES)):
+    after_rnn = [r for r, previous in zip(records[1:], records, strict=False) if previous.get("line") == line]
+    for record, expected in zip(after_rnn, (FIRST_NODES, SECOND_NODES), strict=False):
         names = {node["id"]: node["name"] for node in record["graph"]["nodes"]}
         assert [[names[nid] for nid in op["nodes"]] for op in record["ops"]] == expected
 
@@ -247,7 +247,7 @@ def test_a_call_that_does_not_name_the_operation_falls_back_to_the_line(lesson):
     """)
     line = line_of(path, "through map")
     records = trace_records(path, ops=True)
-    ops = next(r["ops"] for r, previous in zip(records[1:], records) if previous.get("line") == line)
+    ops = next(r["ops"] for r, previous in zip(records[1:], records, strict=False) if previous.get("line") == line)
     neg = next(op for op in ops if op["name"] == "torch.neg")
     assert neg["span_exact"] is False
     assert neg["span"][0] == line and neg["span"][1] == 0
@@ -308,7 +308,9 @@ def test_the_lesson_modes_and_subclasses_see_the_same_operations_stepped_and_pla
     assert plain.startswith("ops 7 subclass")
     pauses, printed = step_over_to_end(session, events, path)
     assert printed == plain
-    counted = next(p["ops"] for p, previous in zip(pauses[1:], pauses) if previous["line"] == line_of(path, "counted"))
+    counted_line = line_of(path, "counted")
+    counted = next(p["ops"] for p, previous in zip(pauses[1:], pauses, strict=False)
+                   if previous["line"] == counted_line)
     assert [op["text"] for op in counted][:2] == ["x @ W", "x * 2"]  # logged beneath the lesson's mode
     for marker in ("counted line", "subclass line"):
         events.seen.clear()

@@ -41,8 +41,8 @@ def test_step_into_expression_walks_the_line_operation_by_operation(qtbot, windo
     assert window.act_step_expression.isEnabled() and window.code_view.operation_span() is None
     for step, text in enumerate(TEXTS):
         qtbot.keyClick(window.code_view, Qt.Key.Key_F11, Qt.KeyboardModifier.AltModifier)
-        qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot.get("op", {}).get(
-            "text") == text, timeout=30_000)
+        qtbot.waitUntil(lambda text=text: window.session.state == "paused"
+                        and window._last_snapshot.get("op", {}).get("text") == text, timeout=30_000)
         assert window._last_snapshot["step"] == step + 2
         assert highlighted(window) == text
         assert f"⟨{text}⟩" in variable_names(window)
