@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
 HEADERS = ["Name", "Value", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "_version"]
@@ -686,6 +686,8 @@ class VariablesView(QWidget):
         # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
                                                     if not header.isSectionHidden(c))
+        if not self._tree.verticalScrollBar().isVisible():  # room for the scroll bar more rows will bring
+            room -= self._tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self._tree)
         limit = max(min(MAX_NAME_WIDTH, room), INITIAL_WIDTHS[NAME])
         if header.sectionSize(NAME) < min(needed, limit):
             header.resizeSection(NAME, min(needed, limit))
