@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtWidgets import QGraphicsView
-from test_layout import SIZES, code_line, make_window  # noqa: F401 - make_window is a fixture
+from test_layout import SIZES, assert_grad_columns_in_sight, code_line, make_window  # noqa: F401 - a fixture
 
 from app.workspace import LESSONS_DIR
 from widgets.graph_view import FONT_PIXELS, MIN_TEXT_PIXELS
 from widgets.main_window import MainWindow
-from widgets.variables_view import GRAD_COLUMNS, HEADERS
 
 #: Lines that grow the graph, in the order a run meets them; ``#n`` is the line's n-th execution.
 GROWING = {
@@ -66,7 +65,8 @@ def canvas(window: MainWindow) -> QGraphicsView:
 
 
 def node_item(window: MainWindow, node_id: int):
-    return next(item for item in canvas(window).scene().items() if item.parentItem() is None and item.data(0) == node_id)
+    return next(item for item in canvas(window).scene().items()
+                if item.parentItem() is None and item.data(0) == node_id)
 
 
 def on_screen(window: MainWindow, node_id: int) -> QRectF:
@@ -96,12 +96,7 @@ def assert_learner_sees_the_new_nodes(window: MainWindow, diff: dict[str, Any]) 
 def assert_layout_for_learning(window: MainWindow) -> None:
     graph = window.docks["graph"].widget()
     assert graph.width() * graph.height() >= window.width() * window.height() / 3
-    tree = window.variables_view.tree
-    header, width = tree.header(), tree.viewport().width()
-    assert window.docks["variables"].isVisible() and tree.model().rowCount() > 0
-    for column in GRAD_COLUMNS:
-        left = header.sectionViewportPosition(column)
-        assert 0 <= left and left + header.sectionSize(column) <= width, HEADERS[column]
+    assert_grad_columns_in_sight(window)
 
 
 def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, line: int) -> None:
@@ -133,7 +128,7 @@ def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, li
 
 @pytest.mark.parametrize("name", list(GROWING))
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_after_each_line_that_grows_the_graph_the_learner_sees_its_nodes(qtbot, make_window, name, size):
+def test_after_each_line_that_grows_the_graph_the_learner_sees_its_nodes(qtbot, make_window, name, size):  # noqa: F811
     window = make_window(*size, LESSONS_DIR / name)
     assert (window.width(), window.height()) == size  # the offscreen screen does not clamp these sizes
     qtbot.waitUntil(window.isActiveWindow)  # F5 and F10 work in the active window
