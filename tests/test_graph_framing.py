@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsView, QLabel, QToolBar, QToolButton  # noqa: E402
 from test_graph_layout import rnn_graph, small_graph  # noqa: E402
 
-from widgets.graph_view import EMPTY_TEXT, FONT_PIXELS, GraphView  # noqa: E402
+from widgets.graph_view import EMPTY_TEXT, FONT_PIXELS, MIN_READABLE_SCALE, GraphView  # noqa: E402
 
 EMPTY = {"nodes": [], "edges": [], "roots": {}}
 
@@ -166,3 +166,28 @@ def test_an_empty_graph_names_the_leaves_no_operation_has_used_yet(qtbot):
     assert "W_xh, b_h require grad, but no operation has used them yet" in message.text()
     view.set_waiting_leaves([])
     assert message.text().startswith("No tensor requires grad yet")
+
+
+def test_when_a_steps_new_leaves_are_too_wide_to_show_readably_its_operations_are_shown_whole(qtbot):
+    import torch
+
+    from app.autograd_graph import GraphTracker
+    from app.summaries import TensorSummarizer
+
+    view = make_view(qtbot, 450, 600)
+    leaves = {name: torch.ones(2, requires_grad=True) for name in "abcde"}
+    total = leaves["a"] * leaves["b"] + leaves["c"] * leaves["d"] * leaves["e"]  # one line, five leaves
+    tracker = GraphTracker(TensorSummarizer())
+    tracker.update({**leaves, "total": total})
+    graph = tracker.full()
+    view.set_graph(EMPTY)
+    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+                     "roots": graph["roots"], "leaves": {}})
+    rects = node_rects(view)
+    new_leaves = [rects[n["id"]] for n in graph["nodes"] if n["kind"] == "leaf"]
+    assert (max(r.right() for r in new_leaves) - min(r.left() for r in new_leaves)) * MIN_READABLE_SCALE > 450
+    shown = visible(view)
+    for node in graph["nodes"]:
+        if node["kind"] != "leaf":
+            assert shown.contains(rects[node["id"]]), node["name"]
+    assert text_pixels(view) >= 9

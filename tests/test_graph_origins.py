@@ -8,7 +8,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 from origin_graphs import FILE, LOSS_LINE, STEP_LINE, origin, rnn_with_origins  # noqa: E402
-from PySide6.QtCore import QPoint, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QRectF, Qt  # noqa: E402
+from PySide6.QtGui import QFontMetricsF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit  # noqa: E402
 from test_graph_layout import rnn_graph  # noqa: E402
 
@@ -210,3 +211,16 @@ def test_code_view_says_which_line_the_mouse_is_over(qtbot):
     assert signal.args == [2]
     code.select_line(3)
     assert code.textCursor().selectedText() == "c = 3" and code.cursor_line() == 3
+
+
+def test_edge_labels_stay_clear_of_the_box_labels(view):
+    graph, _ = rnn_with_origins(3)
+    view.set_graph(graph)
+    captions = [box.caption.sceneBoundingRect() for box in origin_boxes(view).values()]
+    chunks = [item for item in canvas(view).scene().items() if isinstance(item, EdgeChunk) and item.labels]
+    assert chunks
+    for chunk in chunks:
+        metrics = QFontMetricsF(chunk.font)
+        for point, text in chunk.labels:
+            label = QRectF(point.x(), point.y() - metrics.ascent(), metrics.horizontalAdvance(text), metrics.height())
+            assert not any(label.intersects(caption) for caption in captions), (text, label)

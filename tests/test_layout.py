@@ -144,6 +144,11 @@ def run_to(qtbot, window, line):
 def test_the_grad_state_columns_are_in_sight_at_1280(qtbot, make_window, lesson, line):
     window = make_window(1280, 800, LESSONS_DIR / lesson)
     run_to(qtbot, window, code_line(LESSONS_DIR / lesson, line))
+    assert_grad_columns_in_sight(window)
+
+
+def assert_grad_columns_in_sight(window: MainWindow) -> None:
+    """The Variables grad-state columns lie wholly inside its viewport, nothing to scroll."""
     tree = window.variables_view.tree
     header, width = tree.header(), tree.viewport().width()
     assert window.docks["variables"].isVisible() and tree.model().rowCount() > 0

@@ -304,3 +304,26 @@ def test_trace_cli_graph_nodes_carry_their_origin(lesson):
     nodes = records[-2]["graph"]["nodes"]
     assert {n["name"]: (n["origin"]["line"], n["origin"]["pass"]) for n in nodes} == {
         "MulBackward0": (line_of(path, "# mul"), 1), "AccumulateGrad": (line_of(path, "# mul"), 1)}
+
+
+def test_the_rnn_lessons_loop_gives_each_pass_its_own_origin(session, events):
+    from app.workspace import LESSONS_DIR
+
+    path = str(LESSONS_DIR / "03_loops.py")
+    body, select = line_of(path, "    h_t = torch.tanh("), line_of(path, "    x_t = inputs[t]")
+    steps = int(next(text for text in Path(path).read_text(encoding="utf-8").splitlines()
+                     if text.startswith("INPUT_SIZE")).rsplit(",", 1)[1])  # NUM_STEPS, as the lesson sets it
+    session.start(path)
+    added = added_until(session, events, path, "loss = h_t.sum()", session.step_over)
+    made = [node for nodes in added for node in nodes]
+    assert all(node["origin"]["file"] == path for node in made)
+    names: dict[int, list[str]] = {}
+    for node in made:
+        if node["origin"]["line"] == body and node["kind"] != "leaf":
+            names.setdefault(node["origin"]["pass"], []).append(node["name"])
+    assert sorted(names) == list(range(1, steps + 1))
+    assert names[1].count("TanhBackward0") == 1 and all(sorted(names[k]) == sorted(names[2]) for k in names if k > 1)
+    selects = [n["origin"]["pass"] for n in made if n["name"] == "SelectBackward0" and n["origin"]["line"] == select]
+    assert sorted(selects) == list(range(1, steps + 1))
+    leaves = {n["variable"]: (n["origin"]["line"], n["origin"]["pass"]) for n in made if n["kind"] == "leaf"}
+    assert leaves == {"inputs": (select, 1), "W_xh": (body, 1), "W_hh": (body, 1), "b_h": (body, 1)}

@@ -96,6 +96,8 @@ EMPTY_TEXT = "No tensor requires grad yet: step over a line that creates one wit
 #: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
 WAITING_TEXT = ("{names} {verb} grad, but no operation has used {pronoun} yet, so autograd has no node: "
                 "step over a line that computes with {pronoun}.")
+#: An edge's shape label sits this far below the arrowhead (its baseline), above the next box's header.
+EDGE_LABEL_DROP = 12.0
 #: Ranks of edges per path item when a whole graph is drawn at once.
 CHUNK_RANKS = 40
 FADE_MS = 400
@@ -730,8 +732,8 @@ class GraphView(QWidget):
         self._arrowhead(path, start, end)
         if not drawn.shape:  # the shape flowing along an edge is the output of the node it points to
             return None
-        middle = (start + end) / 2
-        return QPointF(middle.x() + 5, middle.y() + 4), drawn.shape
+        # Just under the arrowhead, not mid-edge: there the edge crosses the header of the source's box.
+        return QPointF(end.x() + 5, end.y() + EDGE_LABEL_DROP), drawn.shape
 
     @staticmethod
     def _arrowhead(path: QPainterPath, start: QPointF, end: QPointF) -> None:
@@ -938,6 +940,10 @@ class GraphView(QWidget):
         self._view.setTransform(QTransform.fromScale(scale, scale))
         self._update_detail()
         scroll_to_show(self._view, focus)
+        operations = [i for i in ids if not self._layout.is_leaf(i)]
+        if operations and fit_scale(self._view, new) < scale:
+            # new leaves spread wider than the view: what the line computed is shown whole, the leaves keep their lanes
+            scroll_to_show(self._view, self._rect_of(operations))
 
     def _zoom_on(self, rect: QRectF, scale: float) -> None:
         zoom_on(self._view, rect, scale)

@@ -69,7 +69,7 @@ AUTOSAVE_MS = 1500
 AUTOSAVE_MAX_MS = 4000
 #: Shares of the window in the default layout: the graph's column, the lessons/notes column,
 #: the bottom strip's height, and the variables' part of that strip.
-GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.7
+GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.75
 MIN_BOTTOM_HEIGHT = 220
 #: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
 MIN_LESSONS_WIDTH = 190

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
 HEADERS = ["Name", "Value", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "_version"]
@@ -620,6 +620,7 @@ class VariablesView(QWidget):
         self._expanded: set[str] = set()
         self._restoring = False
         self._hovered = ""
+        self._auto_name_width: int | None = None  # the Name width this view chose (the learner's own is kept)
         self._filter.textChanged.connect(self._on_filter_text_changed)
         self._tree.expanded.connect(self._on_tree_expanded)
         self._tree.collapsed.connect(self._on_tree_collapsed)
@@ -695,7 +696,10 @@ class VariablesView(QWidget):
             self._restoring = False
 
     def _widen_name_column(self) -> None:
-        """Grow the Name column to fit nested names (never shrink it: the learner may have widened it)."""
+        """Grow the Name column to fit nested names, as far as the grad-state columns stay in sight.
+
+        A width the learner chose is never narrowed; one this view chose is, when the view narrows.
+        """
         bold = QFont(self._tree.font())
         bold.setBold(True)
         needed = self.model.name_width(QFontMetrics(bold), self._tree.indentation()) + 12
@@ -703,9 +707,14 @@ class VariablesView(QWidget):
         # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
                                                     if not header.isSectionHidden(c))
+        if not self._tree.verticalScrollBar().isVisible():  # room for the scroll bar more rows will bring
+            room -= self._tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self._tree)
         limit = max(min(MAX_NAME_WIDTH, room), INITIAL_WIDTHS[NAME])
-        if header.sectionSize(NAME) < min(needed, limit):
-            header.resizeSection(NAME, min(needed, limit))
+        size = header.sectionSize(NAME)
+        if size < min(needed, limit) or (size > limit and size == self._auto_name_width):
+            # wider for a longer name; narrower again when the view narrowed (a scroll bar came) under our width
+            self._auto_name_width = min(needed, limit)
+            header.resizeSection(NAME, self._auto_name_width)
 
     # ---- handlers ---------------------------------------------------------------------------
 
@@ -740,6 +749,8 @@ class VariablesView(QWidget):
                 self._set_hovered(index.internalPointer().top if index.isValid() else "")
             elif event.type() == QEvent.Type.Leave:
                 self._set_hovered("")
+            elif event.type() == QEvent.Type.Resize:
+                self._widen_name_column()
         return super().eventFilter(watched, event)
 
     def _set_hovered(self, name: str) -> None:
