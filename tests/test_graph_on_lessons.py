@@ -4,7 +4,7 @@ At each of the three window sizes learners use, after every such line the nodes 
 in the graph's viewport with their text at least 9 px tall, the graph keeps a third of the
 window, and the Variables grad-state columns are in sight. Then the code and the graph point
 at each other through the origins the engine recorded: hovering the line outlines its nodes,
-clicking one of them selects the line.
+clicking one of them selects the code that made it.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def assert_layout_for_learning(window: MainWindow) -> None:
 
 
 def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, line: int) -> None:
-    """Hovering ``line`` outlines the nodes its executions made; clicking one selects the line."""
+    """Hovering ``line`` outlines the nodes its executions made; clicking one selects what made it."""
     made = {node_id for node_id, node in stepper.made.items()
             if node["origin"]["line"] == line and node["kind"] != "leaf"}
     assert made
@@ -111,8 +111,9 @@ def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, li
     def hover_line() -> bool:  # aim again while the view settles its scroll
         y = int(code.blockBoundingGeometry(block).translated(code.contentOffset()).center().y())
         # off and back on: the last line hovered may have been scrolled to this very spot
-        qtbot.mouseMove(code.viewport(), QPoint(code.viewport().width() // 2, y + code.viewport().height() // 2))
-        qtbot.mouseMove(code.viewport(), QPoint(code.viewport().width() // 2, y))
+        # at the line's left edge, in no operation's span: the whole line's nodes light up
+        qtbot.mouseMove(code.viewport(), QPoint(2, y + code.viewport().height() // 2))
+        qtbot.mouseMove(code.viewport(), QPoint(2, y))
         return made <= window.graph_view.origin_nodes()
 
     qtbot.waitUntil(hover_line)
@@ -123,7 +124,11 @@ def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, li
     qtbot.mouseClick(canvas(window).viewport(), Qt.MouseButton.LeftButton,
                      pos=on_screen(window, target).center())
     assert code.cursor_line() == line
-    assert code.textCursor().selectedText().strip() == block.text().strip()
+    selected = code.textCursor().selectedText().strip()
+    origin = stepper.made[target]["origin"]
+    # a node made while stepping knows its operation: its sub-expression is selected, else the line
+    assert selected == (origin["text"] if origin.get("span") else block.text().strip())
+    assert selected and selected in block.text()
 
 
 @pytest.mark.parametrize("name", list(GROWING))
