@@ -88,8 +88,8 @@ def line_of(path: str, marker: str) -> int:
 
 
 @pytest.fixture
-def window_on(qtbot, tmp_path):
-    """Open the main window (settings in a temporary file, no warm spare) on a lesson written from a string."""
+def open_window(qtbot, tmp_path):
+    """Open the main window (settings in a temporary file, no warm spare) on a file, at a size if given."""
     from app.workspace import Workspace
     from widgets import settings
     from widgets.main_window import MainWindow
@@ -97,19 +97,31 @@ def window_on(qtbot, tmp_path):
     settings.use_file(str(tmp_path / "settings.ini"))
     opened = []
 
-    def open_window(source: str, name: str = "lesson.py"):
-        path = tmp_path / name
-        path.write_text(source, encoding="utf-8")
+    def open_on(path, size: tuple[int, int] | None = None):
         session = Session(warm_spare=False)
         window = MainWindow(session, Workspace(tmp_path / "data"))
         qtbot.addWidget(window)
+        if size is not None:
+            window.resize(*size)
         window.show()
         window.open_file(path)
         opened.append((window, session))
         return window
 
-    yield open_window
+    yield open_on
     for window, session in opened:
         window.close()
         session.close()
     settings.use_file(None)
+
+
+@pytest.fixture
+def window_on(open_window, tmp_path):
+    """Open the main window on a lesson written from a string."""
+
+    def open_source(source: str, name: str = "lesson.py"):
+        path = tmp_path / name
+        path.write_text(source, encoding="utf-8")
+        return open_window(path)
+
+    return open_source

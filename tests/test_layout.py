@@ -6,9 +6,7 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QTabBar, QToolBar
 
-from app.session import Session
-from app.workspace import LESSONS_DIR, Workspace
-from widgets import settings
+from app.workspace import LESSONS_DIR
 from widgets.main_window import MIN_HEIGHT, MIN_WIDTH, MainWindow
 from widgets.variables_view import GRAD_COLUMNS, HEADERS
 
@@ -17,26 +15,13 @@ LOOPS = LESSONS_DIR / "03_loops.py"
 
 
 @pytest.fixture
-def make_window(qtbot, tmp_path):
+def make_window(open_window):
     """A window of a given size on a bundled lesson, settings in a temporary file."""
-    settings.use_file(str(tmp_path / "settings.ini"))
-    opened = []
 
     def make(width: int = 1280, height: int = 800, lesson=LOOPS) -> MainWindow:
-        session = Session(warm_spare=False)
-        window = MainWindow(session, Workspace(tmp_path / "data"))
-        qtbot.addWidget(window)
-        window.resize(width, height)
-        window.show()
-        window.open_file(lesson)
-        opened.append((window, session))
-        return window
+        return open_window(lesson, (width, height))
 
-    yield make
-    for window, session in opened:
-        window.close()
-        session.close()
-    settings.use_file(None)
+    return make
 
 
 def in_window(widget) -> QRect:
