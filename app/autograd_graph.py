@@ -41,11 +41,11 @@ _next_id = itertools.count(1)
 
 @contextlib.contextmanager
 def gc_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while building or unpickling a big graph.
+    """Hold off the cyclic garbage collector while building or decoding a big graph.
 
     A graph description is tens of thousands of small acyclic containers; each few hundred
     allocated trigger a collection that also scans the lesson's tensors and torch's own
-    objects, which can double the cost of building or unpickling it.
+    objects, which can double the cost of building or decoding it.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -249,9 +249,10 @@ class _SavedReader:
     """Reads what nodes saved for their backward, during one pause.
 
     Entries are plain data and never modified, so equal ones are shared: the weight saved by
-    1,000 unrolled steps, or the same ``alpha`` of every addition, is built, pickled and
-    unpickled once. Shared tensors are held until the pause's reading ends, so an ``id``
-    cannot be reused by another tensor meanwhile.
+    1,000 unrolled steps, or the same ``alpha`` of every addition, is built once (the wire
+    format has no shared references, so each node's copy is still encoded). Shared tensors
+    are held until the pause's reading ends, so an ``id`` cannot be reused by another tensor
+    meanwhile.
     """
 
     def __init__(self, names: dict[int, str]) -> None:

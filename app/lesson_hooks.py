@@ -44,7 +44,7 @@ def hide_engine(lesson_dir: str) -> None:
     """Let ``import app`` (or ``main``, ``widgets``) find the learner's module next to the lesson, as plain python does.
 
     GradStep's folder leaves ``sys.path`` and its ``app`` package leaves ``sys.modules``;
-    an import of ``app`` made by the engine's own code (a lazy import, the unpickler) still
+    an import of ``app`` made by the engine's own code (a lazy import, the message decoder) still
     finds the engine's package, lent back to ``sys.modules`` for the time of that import.
     """
     root = os.path.realpath(ENGINE_ROOT)
