@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,11 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The tests never read or write the user's own settings, autosaves or edited lessons: Qt's
+# config and data folders point into a folder of this test run.
+_HOME = tempfile.mkdtemp(prefix="gradstep-tests-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
+os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")
 
 from app import messages as m  # noqa: E402
 from app.session import Session  # noqa: E402
@@ -52,6 +58,51 @@ class EventLog:
     def output(self, stream: str | None = None) -> str:
         return "".join(msg.text for msg in self.seen
                        if isinstance(msg, m.Output) and (stream is None or msg.stream == stream))
+
+
+#: The modal dialogs of Qt that would wait for a click no headless test can give, with the
+#: answer each gives instead (the one that changes nothing).
+_MODALS = {
+    ("QMessageBox", "question"): "StandardButton.Cancel",
+    ("QMessageBox", "warning"): "StandardButton.Cancel",
+    ("QMessageBox", "critical"): "StandardButton.Cancel",
+    ("QMessageBox", "information"): "StandardButton.Ok",
+    ("QMessageBox", "about"): None,
+    ("QFileDialog", "getOpenFileName"): ("", ""),
+    ("QFileDialog", "getSaveFileName"): ("", ""),
+    ("QInputDialog", "getText"): ("", False),
+    ("QInputDialog", "getInt"): (0, False),
+}
+
+
+@pytest.fixture(autouse=True)
+def no_blocking_dialogs(request, monkeypatch):
+    """Fail a test that opens a modal dialog it did not answer, instead of hanging on it.
+
+    Offscreen, a modal dialog's event loop never ends, and an exception raised inside a Qt
+    slot is printed, not raised, so a test must answer each dialog it expects (by patching
+    it, as these stubs do); an unexpected one is answered "change nothing" and fails here.
+    """
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    from PySide6 import QtWidgets
+
+    opened: list[str] = []
+
+    def stub(owner: str, name: str, answer: Any):
+        def dialog(*args: Any, **kwargs: Any) -> Any:
+            texts = [a for a in args if isinstance(a, str)]
+            opened.append(f"{owner}.{name}{tuple(texts)}")
+            if isinstance(answer, str):
+                return getattr(QtWidgets.QMessageBox, answer.split(".")[0])[answer.split(".")[1]]
+            return answer
+        return staticmethod(dialog)
+
+    for (owner, name), answer in _MODALS.items():
+        monkeypatch.setattr(getattr(QtWidgets, owner), name, stub(owner, name, answer))
+    yield
+    assert not opened, f"the test opened modal dialogs it did not answer: {opened}"
 
 
 @pytest.fixture
