@@ -33,6 +33,7 @@ from app.engine_reads import engine_reads, learner_code
 from app.lesson_process import CHANNEL_FD_VARIABLE
 from app.op_recorder import SEQUENCES, OpRecorder
 from app.origins import OriginBook, forward_log, sequence_peek
+from app.pause_delta import PauseCompressor
 from app.snapshot import SnapshotBuilder, frame_entry, frame_locals
 from app.tracer import STEPPING, Tracer, canonical, executable_lines, untrace_imports
 
@@ -129,6 +130,7 @@ class LessonRunner:
         self.paused = False
         self.step = 0
         self.snapshots = SnapshotBuilder()
+        self.pause_wire = PauseCompressor()
         self.origins = OriginBook(sequence_peek())
         self.graph = GraphTracker(self.snapshots.summarizer.tensors, self.origins.origin)
         self._frame_actions: dict[int, AutogradActions] = {}
@@ -464,7 +466,7 @@ class LessonRunner:
                 snapshot["watch_changed"] = watch_changed or []
                 snapshot["breakpoint"] = self.tracer.hit_breakpoint
                 snapshot["recording"] = self._keep_recording()
-                self.channel.send(m.Paused(snapshot))
+                self.channel.send(m.Paused(self.pause_wire.compress(snapshot)))
                 if snapshot["recording"]:
                     return m.Resume("step_into")
                 return self._command_loop()

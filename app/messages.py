@@ -190,32 +190,66 @@ def _placeholder(type_name: str) -> str:
     return f"<{type_name}: not plain data, left out>"
 
 
+def _array_head(dtype: str, shape: tuple[int, ...]) -> bytes | None:
+    """The bytes before an array's data (dtype and shape); None for an array that travels as a placeholder."""
+    if not _PLAIN_DTYPE.fullmatch(dtype) or len(shape) > _MAX_NDIM:
+        return None
+    return _ARRAY_HEADER.pack(len(dtype)) + dtype.encode() + bytes([len(shape)]) + b"".join(_DIM.pack(n) for n in shape)
+
+
+#: Array heads by (dtype, shape), and parsed heads by their bytes: a pause carries dozens of
+#: small arrays of a few shapes, and building or checking each head anew was most of their cost.
+_HEADS: dict[tuple[str, tuple[int, ...]], bytes | None] = {}
+_PARSED_HEADS: dict[bytes, tuple[np.dtype, list[int], int]] = {}
+_HEAD_CACHE_LIMIT = 4096
+
+
 def _pack_array(array: np.ndarray) -> msgpack.ExtType | str:
-    dtype = array.dtype.str
-    if not _PLAIN_DTYPE.fullmatch(dtype) or array.ndim > _MAX_NDIM:
+    key = (array.dtype.str, array.shape)
+    head = _HEADS.get(key, b"")
+    if head == b"":
+        if len(_HEADS) >= _HEAD_CACHE_LIMIT:
+            _HEADS.clear()
+        head = _HEADS[key] = _array_head(*key)
+    if head is None:
         return _placeholder(f"ndarray of {array.dtype}")
-    head = (_ARRAY_HEADER.pack(len(dtype)) + dtype.encode() + bytes([array.ndim])
-            + b"".join(_DIM.pack(n) for n in array.shape))
-    return msgpack.ExtType(_ARRAY, head + array.tobytes())
+    # ExtType's own __new__ re-checks its two fields in Python; they are right by construction.
+    return tuple.__new__(msgpack.ExtType, (_ARRAY, head + array.tobytes()))
 
 
-def _unpack_array(data: bytes) -> np.ndarray:
-    view = memoryview(data)
-    (size,) = _ARRAY_HEADER.unpack_from(view)
-    dtype_text = bytes(view[1:1 + size]).decode("ascii")
+def _parse_head(head: bytes) -> tuple[np.dtype, list[int], int]:
+    """The dtype, shape and element count an array head describes; :class:`MalformedMessage` if it is not one."""
+    size = head[0]
+    dtype_text = head[1:1 + size].decode("ascii", errors="replace")
     if not _PLAIN_DTYPE.fullmatch(dtype_text):
         raise MalformedMessage(f"an array of dtype {dtype_text!r}")
-    dtype = np.dtype(dtype_text)
-    ndim = view[1 + size]
-    offset = 2 + size
-    shape = [_DIM.unpack_from(view, offset + i * _DIM.size)[0] for i in range(ndim)]
-    offset += ndim * _DIM.size
+    ndim = head[1 + size]
+    if ndim > _MAX_NDIM:
+        raise MalformedMessage(f"an array of {ndim} dimensions")
+    shape = [_DIM.unpack_from(head, 2 + size + i * _DIM.size)[0] for i in range(ndim)]
     count = 1
     for n in shape:
         count *= n
-    if ndim > _MAX_NDIM or count * dtype.itemsize != len(data) - offset:
-        raise MalformedMessage(f"an array of shape {shape} and {dtype} in {len(data) - offset} bytes")
-    return np.frombuffer(data, dtype, count, offset).reshape(shape)
+    return np.dtype(dtype_text), shape, count
+
+
+def _unpack_array(data: bytes) -> np.ndarray:
+    if len(data) < 2 or len(data) < 2 + data[0]:
+        raise MalformedMessage(f"an array of {len(data)} bytes")
+    head_size = 2 + data[0] + data[1 + data[0]] * _DIM.size
+    if len(data) < head_size:
+        raise MalformedMessage(f"an array head cut short ({len(data)} of {head_size} bytes)")
+    head = data[:head_size]
+    parsed = _PARSED_HEADS.get(head)
+    if parsed is None:
+        parsed = _parse_head(head)
+        if len(_PARSED_HEADS) >= _HEAD_CACHE_LIMIT:
+            _PARSED_HEADS.clear()
+        _PARSED_HEADS[head] = parsed
+    dtype, shape, count = parsed
+    if count * dtype.itemsize != len(data) - head_size:
+        raise MalformedMessage(f"an array of shape {shape} and {dtype} in {len(data) - head_size} bytes")
+    return np.frombuffer(data, dtype, count, head_size).reshape(shape)
 
 
 def _default(obj: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 
 from app import messages as m
 from app.lesson_process import LessonProcess, signal_name
+from app.pause_delta import expand
 
 Listener = Callable[[Any], None]
 
@@ -245,6 +246,7 @@ class Session:
             if isinstance(message, m.Ready):
                 return
             if isinstance(message, m.Paused):
+                expand(self.snapshot, message.snapshot)  # the pause as sent holds only what changed
                 self.state = RUNNING if message.snapshot.get("recording") else PAUSED
                 self.snapshot = message.snapshot
                 self._emit(message)
