@@ -270,3 +270,24 @@ def test_a_leaf_renamed_between_pauses_is_relabelled_in_place(view):
     view.apply_diff(diff)
     assert "embedding_weights" in texts(view) and "x" not in texts(view)
     assert box.rect().width() > width and box.sceneBoundingRect().center() == centre
+
+
+def test_a_growing_graph_rebuilds_the_scene_index_a_few_times_and_every_node_stays_findable(view):
+    """The scene's index rectangle grows by doubling: one index rebuild per step made a repaint
+    at 1,000 RNN steps cost four times what it costs now (tests/benchmarks/bench_graph_view.py)."""
+    _, diffs = rnn_graph(300)
+    scene = canvas(view).scene()
+    view.set_graph({"nodes": [], "edges": [], "roots": {}})
+    rects = []
+    for diff in diffs:
+        view.apply_diff(diff)
+        canvas(view).viewport().repaint()  # each step is seen
+        if not rects or scene.sceneRect() != rects[-1]:
+            rects.append(scene.sceneRect())
+    assert len(rects) <= 12, f"the index rectangle changed {len(rects)} times in {len(diffs)} steps"
+    drawn = boxes(view)
+    assert len(drawn) == sum(len(diff["added"]) for diff in diffs)
+    for node_id, item in drawn.items():  # found by the index wherever the graph grew to
+        centre = item.sceneBoundingRect().center()
+        assert scene.sceneRect().contains(item.sceneBoundingRect())
+        assert node_id in [found.data(0) for found in scene.items(centre)]
