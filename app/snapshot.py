@@ -11,6 +11,7 @@ import types
 from types import FrameType
 from typing import Any
 
+from app.bounded_repr import REPR_LIMIT, timed
 from app.summaries import Summarizer
 
 _HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
@@ -52,6 +53,18 @@ def frame_locals(frame: FrameType) -> dict[str, Any]:
     if frame.f_code.co_name == "<module>":
         return frame.f_globals
     return frame.f_locals
+
+
+def raised(arg: Any) -> dict[str, str] | None:
+    """The exception an ``exception`` trace event carries (its ``arg``), as type and message.
+
+    The message is the exception's ``str()``, lesson code, so it runs under the repr time bound.
+    """
+    if not (isinstance(arg, tuple) and len(arg) == 3 and isinstance(arg[1], BaseException)):
+        return None
+    kind, value, _ = arg
+    message = timed(str, value)
+    return {"type": getattr(kind, "__name__", type(value).__name__), "message": message[:REPR_LIMIT]}
 
 
 def frame_entry(frame: FrameType, line: int | None = None) -> dict[str, Any]:
@@ -111,7 +124,7 @@ class SnapshotBuilder:
             "stack": [frame_entry(f, ln) for f, ln in frames],
             "frame_index": selected,
             "return_value": self.summarizer.summarize(arg) if event == "return" else None,
-            "exception": None,
+            "exception": raised(arg) if event == "exception" else None,
             "post_mortem": False,
         }
         snapshot.update(self._variables(frames[selected][0], False))

@@ -64,7 +64,7 @@ class TensorSummarizer:
         self._cache: dict[int, tuple[weakref.ref, tuple, dict]] = {}
 
     def _key(self, tensor: Any) -> tuple:
-        grad = tensor.grad if tensor.is_leaf else None
+        grad = own_grad(tensor)
         return (
             version_of(tensor),
             tensor.requires_grad,
@@ -111,7 +111,7 @@ class TensorSummarizer:
             "id": id(tensor),
         }
         summary.update(self._values(tensor, summary["layout"], numel))
-        grad = tensor.grad if tensor.is_leaf else None
+        grad = own_grad(tensor)
         summary["grad"] = self.summarize(grad) if grad is not None else None
         return summary
 
@@ -132,6 +132,14 @@ class TensorSummarizer:
         stats, from_sample = strided_stats(tensor)
         return {"values": gather(tensor, sample_indices(numel, self.value_limit)), "sampled": True,
                 **stats, "stats_sampled": from_sample}
+
+
+def own_grad(tensor: Any) -> Any:
+    """The ``.grad`` autograd keeps for a tensor: a leaf's, or a non-leaf's after ``retain_grad()``.
+
+    Any other non-leaf has none, and reading it would warn in the lesson's output.
+    """
+    return tensor.grad if tensor.is_leaf or tensor.retains_grad else None
 
 
 def version_of(tensor: Any) -> int | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -26,6 +27,10 @@ from app.snapshot import frame_locals
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
 
 TraceFn = Callable[[FrameType, str, Any], Any]
+
+
+#: Code flags of generators, coroutines and async generators.
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _without_tracing(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -208,18 +213,18 @@ class Tracer:
             self.lines.saw(frame, event)
         if event == "opcode":  # only a frame interrupted inside a one-line loop traces opcodes
             event = "line"
-        if self._should_pause(frame, event):
+        if self._should_pause(frame, event, arg):
             action, file, line = self.on_pause(frame, event, arg)
             return self.resume(frame, action, file, line)
         if self.action in STEPPING:
             return self._local_fn
         return self._bp_tracer(frame.f_code)
 
-    def _should_pause(self, frame: FrameType, event: str) -> bool:
+    def _should_pause(self, frame: FrameType, event: str, arg: Any = None) -> bool:
         if event == "exception":
             # Pause where an exception is raised only while stepping; the uncaught ones are
             # shown post mortem by the runner anyway.
-            return self.action == "step_into" and not self._boring_exception(frame)
+            return self.action == "step_into" and not self._boring_exception(frame, arg)
         if event == "call" and frame.f_code.co_name == "<module>":
             return False  # the module's own call event is not a step
         self.hit_breakpoint = event == "line" and self._at_breakpoint(frame)
@@ -235,9 +240,20 @@ class Tracer:
         return False
 
     @staticmethod
-    def _boring_exception(frame: FrameType) -> bool:
-        exc = sys.exc_info()[1]
-        return isinstance(exc, (SystemExit, GeneratorExit, StopIteration, StopAsyncIteration))
+    def _boring_exception(frame: FrameType, arg: Any) -> bool:
+        """An exception event that is no news to the learner.
+
+        ``arg`` is the exception being raised (``sys.exc_info()`` would be the one being
+        handled). As in ``bdb``, the ``StopIteration`` without a traceback that ends a
+        ``yield from`` or ``await`` inside a generator or coroutine is the interpreter's own;
+        so are ``SystemExit`` (the runner reports the exit) and ``GeneratorExit`` (a generator
+        being closed).
+        """
+        kind, _, tb = arg if isinstance(arg, tuple) and len(arg) == 3 else (None, None, None)
+        if kind is None or issubclass(kind, (SystemExit, GeneratorExit)):
+            return True
+        internal = frame.f_code.co_flags & _GENERATOR_FLAGS and tb is None
+        return bool(internal and issubclass(kind, (StopIteration, StopAsyncIteration)))
 
     def _at_breakpoint(self, frame: FrameType) -> bool:
         code = frame.f_code

@@ -303,3 +303,43 @@ def test_imports_run_untraced_and_pausing_still_works_after_them(session, events
     snap = events.pause()
     assert snap["vars"]["untraced_during_import"]["value"] is True
     assert snap["vars"]["traced_after_import"]["value"] is True
+
+
+def all_pauses(session, events) -> list[dict]:
+    """Every pause of a run stepped into to its end."""
+    pauses = []
+    while True:
+        message = events.wait((m.Paused, m.Ended))
+        if isinstance(message, m.Ended):
+            return pauses
+        pauses.append(message.snapshot)
+        session.step_into()
+
+
+def test_exception_pauses_are_the_raised_exception_never_the_one_being_handled(session, events, lesson):
+    """The tracer read sys.exc_info(), the exception being *handled*: every finished ``yield from``
+    paused as an "exception" (the interpreter's own StopIteration), and an exception raised inside
+    ``except StopIteration:`` was hidden."""
+    path = lesson("""
+        def inner():
+            yield 1
+
+        def outer():
+            yield from inner()
+            return "done"
+
+        values = list(outer())
+        try:
+            next(iter([]))                      # a StopIteration the lesson raises itself
+        except StopIteration:
+            try:
+                raise ValueError("bad value")   # raised while handling
+            except ValueError:
+                pass
+    """)
+    session.start(path)
+    pauses = all_pauses(session, events)
+    raised = [(p["line"], p["exception"]) for p in pauses if p["event"] == "exception"]
+    assert raised == [(line_of(path, "raises itself"), {"type": "StopIteration", "message": ""}),
+                      (line_of(path, "raised while handling"), {"type": "ValueError", "message": "bad value"})]
+    assert all(p["exception"] is None for p in pauses if p["event"] != "exception")

@@ -301,3 +301,18 @@ def test_in_the_lesson_process_a_hanging_repr_and_a_huge_sparse_tensor_cost_a_bo
     assert events.pause()["vars"]["h"]["repr"] == "<repr() did not return within 0.5 s>"
     session.resume()
     assert events.end().status == "ok" and events.output("stdout") == "finished\n"
+
+
+def test_a_non_leaf_that_retains_its_grad_shows_it_and_one_that_does_not_stays_silent(recwarn):
+    """Lessons 03 and 07 call retain_grad() on an intermediate result and point at its .grad."""
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    kept = x * 3
+    kept.retain_grad()
+    other = x * 4
+    (kept.sum() + other.sum()).backward()
+    summarizer = Summarizer()
+    summary = summarizer.summarize(kept)
+    assert not summary["is_leaf"] and summary["retains_grad"]
+    assert summary["grad"] is not None and summary["grad"]["values"].tolist() == [1.0, 1.0]
+    assert summarizer.summarize(other)["grad"] is None
+    assert not [w for w in recwarn if "non-leaf" in str(w.message)]  # reading it did not warn

@@ -308,3 +308,17 @@ def test_a_module_with_more_parameters_than_listed_says_how_many_it_has(view, fr
     net = nn.Sequential(*[nn.Linear(2, 2) for _ in range(500)])
     view.set_snapshot(frame(net=net), {})
     assert "· 1,000 tensors, the first 200 listed" in cell(view, ":net", VALUE)
+
+
+def test_a_non_leaf_that_retained_its_grad_shows_it_after_backward(window_on, qtbot):
+    """Lessons 03 and 07 call retain_grad() and point at the .grad the app never showed."""
+    from test_main_window import wait_paused
+
+    window = window_on("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nh = x * 3\n"
+                       "h.retain_grad()\nh.sum().backward()\ndone = True\n")
+    window.code_view.go_to_line(6)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 6)
+    view = window.variables_view
+    assert cell(view, ":h", GRAD) == "has grad"
+    assert window._last_snapshot["vars"]["h"]["grad"]["values"].tolist() == [1.0, 1.0]

@@ -82,7 +82,7 @@ TIPS = {
     (IS_LEAF, False): "computed by an operation: backward() passes its gradient on to the leaves instead of keeping it",
     (GRAD_FN, True): "the autograd node that made this tensor; backward() starts here",
     (GRAD_FN, False): "no grad_fn: this tensor was not produced by a recorded operation",
-    (GRAD, "has grad"): ".grad holds the gradient that backward() accumulated into this leaf",
+    (GRAD, "has grad"): ".grad holds the gradient that backward() accumulated into this tensor",
     (GRAD, "none"): "no .grad yet: it appears once backward() reaches this leaf",
     (GRAD, "not tracked"): "no .grad: the tensor does not require grad, so backward() never reaches it",
     (GRAD, "non-leaf"): "non-leaf: .grad is not kept unless retain_grad() was called",
@@ -105,10 +105,15 @@ def is_tensor(summary: dict[str, Any]) -> bool:
 
 
 def grad_state(summary: dict[str, Any]) -> str:
-    """``has grad``, ``none``, ``non-leaf`` or ``retains grad``: what ``.grad`` holds."""
+    """``has grad``, ``none``, ``non-leaf`` or ``retains grad``: what ``.grad`` holds.
+
+    A non-leaf has a ``.grad`` only after ``retain_grad()`` and a backward() that reached it.
+    """
+    if summary.get("grad") is not None:
+        return "has grad"
     if not summary["is_leaf"]:
         return "retains grad" if summary.get("retains_grad") else "non-leaf"
-    return "has grad" if summary.get("grad") is not None else "none"
+    return "none"
 
 
 def _number(value: Any) -> str:
