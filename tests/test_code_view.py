@@ -231,9 +231,34 @@ def test_set_condition_and_set_breakpoints(qtbot, view):
     assert view.breakpoints() == {3: None, 30: "w.grad is None"}
     with pytest.raises(ValueError):
         view.toggle_breakpoint(0)
-    put_cursor(view, 12, 0)
+    put_cursor(view, 11, 0)
     view.toggle_breakpoint()
-    assert 12 in view.breakpoints()
+    assert 11 in view.breakpoints()
+
+
+def note(view: CodeView) -> str:
+    label = view.findChild(QLabel, "code_lock_label")
+    return label.text() if label.isVisible() else ""
+
+
+def test_a_breakpoint_on_a_line_without_code_goes_to_the_next_line_that_has_some(qtbot, view):
+    """A breakpoint on a docstring, blank line or comment was accepted and could never be hit."""
+    assert click_gutter(qtbot, view, 12) == {13: None}  # the docstring of predict(): no bytecode
+    assert "line 13" in note(view) and "line 12 has no code" in note(view)
+    blank = next(n for n, text in enumerate(LESSON.splitlines(), 1) if n > 13 and not text.strip())
+    following = next(n for n, text in enumerate(LESSON.splitlines(), 1) if n > blank and text.strip()
+                     and not text.lstrip().startswith("#"))
+    assert click_gutter(qtbot, view, blank) == {13: None, following: None}
+    view.set_condition(blank, "step > 1")  # a condition asked for there goes to the same line
+    assert view.breakpoints()[following] == "step > 1"
+
+
+def test_a_breakpoint_below_the_last_code_is_refused_and_the_view_says_why(qtbot, view):
+    view.set_source("x = 1\n\n# the end\n")
+    with qtbot.assertNotEmitted(view.breakpoints_changed):
+        qtbot.mouseClick(gutter(view), Qt.LeftButton, pos=gutter_point(view, 3))
+    assert view.breakpoints() == {}
+    assert "No code on line 3" in note(view)
 
 
 def test_breakpoints_follow_their_code_through_edits(qtbot, view):

@@ -194,6 +194,7 @@ def test_locals_and_globals_are_grouped_apart_except_in_the_module_frame(view, f
     view.set_snapshot(frame(a=1, t=torch.ones(1)), frame(g=2))
     assert row_names(view) == ["Locals", "Globals"]
     assert ["Locals:a", "Locals:t", "Globals:g"] == [p for p in view.model.paths() if ":" in p]
+    assert (cell(view, "Locals", VALUE), cell(view, "Globals", VALUE)) == ("2 variables", "1 variable")
     view.set_snapshot(frame(a=1, g=2), {}, same_frame=False)
     assert row_names(view) == ["a", "g"]
     view.clear()

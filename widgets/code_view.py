@@ -59,6 +59,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from app.code_lines import breakpoint_line
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
@@ -87,6 +88,7 @@ EVENT_TIPS = {
 }
 #: How long the "read-only" note stays up after a key press that could not edit.
 LOCK_NOTE_MS = 2500
+LOCK_NOTE = "Read-only while the lesson runs: stop it to edit"
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
 
@@ -201,7 +203,7 @@ class CodeView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.viewport().setMouseTracking(True)
         self._gutter = _Gutter(self)
-        self._lock_label = QLabel("Read-only while the lesson runs: stop it to edit", self)
+        self._lock_label = QLabel(LOCK_NOTE, self)
         self._lock_label.setObjectName("code_lock_label")
         self._lock_label.setStyleSheet(
             "QLabel { background: rgba(255, 255, 255, 215); color: #5f6b7a; border: 1px solid #c5ccd6;"
@@ -279,17 +281,38 @@ class CodeView(QPlainTextEdit):
         self._publish_breakpoints()
 
     def toggle_breakpoint(self, line: int | None = None) -> None:
-        """Add a breakpoint on ``line`` (the cursor's line when None), or remove the one there."""
+        """Add a breakpoint on ``line`` (the cursor's line when None), or remove the one there.
+
+        A breakpoint asked for on a blank line or a comment goes to the next line with code (as
+        in VS Code), and the view says so; with no code below, none is set and the view says why.
+        """
         line = self.cursor_line() if line is None else self._checked(line)
         if line in self._breakpoints:
             self._entries = [entry for entry in self._entries if entry.code_start.blockNumber() + 1 != line]
         else:
-            self._add_entry(line, None)
+            target = self._pausable(line)
+            if target is None:
+                return
+            if target not in self._breakpoints:
+                self._add_entry(target, None)
         self._publish_breakpoints()
+
+    def _pausable(self, line: int) -> int | None:
+        """The line a breakpoint asked for on ``line`` goes to; says so when it moves, or why there is none."""
+        target = breakpoint_line(self.toPlainText(), line)
+        if target is None:
+            self._show_note(f"No code on line {line} or below it: a breakpoint there could never pause", line)
+        elif target != line:
+            self._show_note(f"Breakpoint set on line {target}: line {line} has no code to pause at", target)
+        return target
 
     def set_condition(self, line: int, condition: str | None) -> None:
         """Pause at ``line`` only when ``condition`` is true; adds the breakpoint if needed. None or "" = always."""
         line = self._checked(line)
+        if line not in self._breakpoints:
+            line = self._pausable(line)
+            if line is None:
+                return
         condition = condition.strip() if condition and condition.strip() else None
         for entry in self._entries:
             if entry.code_start.blockNumber() + 1 == line:
@@ -805,11 +828,21 @@ class CodeView(QPlainTextEdit):
 
     def _show_lock_note(self) -> None:
         """Say why typing does nothing, just under the cursor, for a moment."""
+        self._show_note(LOCK_NOTE)
+
+    def _show_note(self, text: str, line: int | None = None) -> None:
+        """Show ``text`` for a moment just under ``line`` (the cursor's line when None)."""
+        self._lock_label.setText(text)
         self._lock_label.adjustSize()
         viewport = self.viewport().geometry()
-        place = viewport.topLeft() + self.cursorRect().bottomLeft() + QPoint(0, 3)
+        if line is None:
+            anchor = self.cursorRect()
+        else:
+            block = self.document().findBlockByNumber(line - 1)
+            anchor = self.blockBoundingGeometry(block).translated(self.contentOffset()).toRect()
+        place = viewport.topLeft() + anchor.bottomLeft() + QPoint(0, 3)
         if place.y() + self._lock_label.height() > viewport.bottom():
-            place.setY(viewport.top() + self.cursorRect().top() - self._lock_label.height() - 3)
+            place.setY(viewport.top() + anchor.top() - self._lock_label.height() - 3)
         place.setX(max(viewport.left() + 2, min(place.x(), viewport.right() - self._lock_label.width() - 2)))
         self._lock_label.move(place)
         self._lock_label.show()

@@ -395,7 +395,8 @@ class VariablesModel(QAbstractItemModel):
             for name, summary in namespace.items():
                 self._add(parent, name, f"{group}:{name}", name, summary, name, child=False)
             if group and parent.children:
-                parent.cells[VALUE] = f"{len(parent.children)} variables"
+                count = len(parent.children)
+                parent.cells[VALUE] = f"{count} variable" if count == 1 else f"{count} variables"
                 root.children.append(parent)
         if self._filter:
             self._apply_filter(root)

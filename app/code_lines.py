@@ -1,0 +1,42 @@
+"""Which lines of a lesson can pause: the lines that have bytecode once the source is compiled.
+
+Runs in the app. Compiling runs nothing of the lesson; a source that does not compile (the
+learner is mid-edit) has no known lines, and callers then take a line as it is.
+"""
+
+from __future__ import annotations
+
+import warnings
+from types import CodeType
+
+
+def _lines(code: CodeType, into: set[int]) -> None:
+    into.update(line for _, _, line in code.co_lines() if line is not None and line > 0)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            _lines(const, into)
+
+
+def code_lines(source: str) -> set[int] | None:
+    """The 1-based lines of ``source`` with code, nested functions and classes included; None if it does not compile."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a SyntaxWarning is the lesson's to show, when it runs
+            code = compile(source, "<lesson>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    lines: set[int] = set()
+    _lines(code, lines)
+    return lines
+
+
+def breakpoint_line(source: str, line: int) -> int | None:
+    """Where a breakpoint asked for on ``line`` can pause: that line or the next one with code.
+
+    None when no line from ``line`` on has code (a comment at the end of the file); ``line``
+    itself when the source does not compile.
+    """
+    lines = code_lines(source)
+    if lines is None:
+        return line
+    return min((n for n in lines if n >= line), default=None)

@@ -1,0 +1,36 @@
+"""Which lines can pause, found by compiling the lesson (nothing of it runs)."""
+
+from __future__ import annotations
+
+from app.code_lines import breakpoint_line, code_lines
+
+SOURCE = '''"""A lesson."""
+import torch
+
+# a comment
+
+def f(x):
+    """Its docstring."""
+    return x * 2
+'''
+
+
+def test_lines_with_code_include_nested_functions_and_leave_out_comments_and_docstrings():
+    lines = code_lines(SOURCE)
+    assert {1, 2, 6, 8} <= lines
+    assert not lines & {3, 4, 5, 7}
+
+
+def test_a_breakpoint_line_is_the_line_or_the_next_with_code():
+    assert breakpoint_line(SOURCE, 2) == 2
+    assert breakpoint_line(SOURCE, 3) == 6
+    assert breakpoint_line(SOURCE, 7) == 8
+    assert breakpoint_line(SOURCE + "# the end\n", 9) is None
+
+
+def test_a_source_that_does_not_compile_takes_the_line_as_it_is_and_runs_nothing(tmp_path):
+    marker = tmp_path / "ran"
+    source = f"open({str(marker)!r}, 'w')\ndef broken(:\n"
+    assert code_lines(source) is None
+    assert breakpoint_line(source, 1) == 1
+    assert not marker.exists()
