@@ -454,6 +454,10 @@ class LessonRunner:
                 self.step += 1
                 self.selected = 0
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
+                if self.tracer.returned is not None and op is None:  # a step out landed: what the function gave back
+                    function, value = self.tracer.returned
+                    snapshot["returned"] = {"function": function, "value": self.snapshots.summarizer.summarize(value)}
+                self.tracer.returned = None
                 snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
                 for entry in snapshot.get("ops", ()):
                     if SEQUENCES in entry:  # numbered now the graph has seen them: ids as the graph gives them

@@ -111,6 +111,8 @@ class Tracer:
         self._bp_tracers: dict[CodeType, TraceFn] = {}
         self.condition_error: dict[str, Any] | None = None
         self.hit_breakpoint = False
+        #: ``(function name, value)`` of the frame a step out left, until the pause where it lands.
+        self.returned: tuple[str, Any] | None = None
         self.lines = LineLog(self.is_user_code)
         self.forwards = forwards
         self._local_fn = self._local
@@ -213,6 +215,8 @@ class Tracer:
             self.lines.saw(frame, event)
         if event == "opcode":  # only a frame interrupted inside a one-line loop traces opcodes
             event = "line"
+        elif event == "return" and self.action == "step_out" and frame is self._stop_frame:
+            self.returned = (frame.f_code.co_name, arg)
         if self._should_pause(frame, event, arg):
             action, file, line = self.on_pause(frame, event, arg)
             return self.resume(frame, action, file, line)
@@ -290,6 +294,7 @@ class Tracer:
         """Apply a resume action at ``frame``; returns the frame's new local tracer."""
         self.action = "continue" if action == "run_to" else action
         self.target = (canonical(file), line) if action == "run_to" and file and line else None
+        self.returned = None
         self._bp_lines.clear()
         self._bp_tracers.clear()
         stack = self.user_frames(frame)

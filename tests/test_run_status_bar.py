@@ -24,3 +24,13 @@ def test_a_breakpoint_that_will_not_be_hit_is_said_in_the_output(qtbot, window_o
     window.act_run_to_end.trigger()
     assert wait_ended(qtbot, window).status == "ok"
     qtbot.waitUntil(lambda: "will not stop there" in window.console.output.toPlainText(), timeout=5_000)
+
+
+def test_where_a_step_out_lands_the_status_says_what_the_function_returned():
+    from widgets.run_status_bar import pause_text
+
+    snapshot = {"event": "line", "function": "<module>", "line": 12, "vars": {},
+                "returned": {"function": "outer", "value": {"type": "int", "repr": "42"}}}
+    assert pause_text(snapshot).startswith("Paused at line 12 after outer() returned 42 — ")
+    del snapshot["returned"]
+    assert "returned" not in pause_text(snapshot)

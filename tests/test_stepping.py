@@ -62,10 +62,16 @@ def test_step_over_skips_the_call_and_step_out_returns_to_caller(session, events
     snap = events.pause()
     assert (snap["function"], snap["line"]) == ("outer", line_of(path, "after square"))
     assert snap["vars"]["a"]["values"].tolist() == [1.0, 4.0]
+    assert "returned" not in snap  # a step over does not claim a return
     session.step_out()
     snap = events.pause()
     assert (snap["function"], snap["line"]) == ("<module>", line_of(path, "after outer"))
     assert snap["vars"]["y"]["grad_fn"] == "AddBackward0"
+    # where a step out lands, the value the function returned (as VS Code shows it)
+    assert snap["returned"]["function"] == "outer"
+    assert snap["returned"]["value"]["values"].tolist() == [2.0, 5.0]
+    session.step_over()
+    assert "returned" not in events.pause()
     session.resume()
     assert events.end().status == "ok"
 

@@ -7,6 +7,10 @@ from typing import Any
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from app import messages as m
+from widgets.variables_view import summary_line
+
+#: Characters of a returned value the status text shows.
+RETURNED_CHARS = 60
 
 #: What the status bar says for each way a run can end.
 END_TEXT = {
@@ -51,7 +55,13 @@ def pause_text(snapshot: dict[str, Any]) -> str:
         return f"Paused at line {snapshot['line']}: {', '.join(snapshot['watch_changed'])} changed"
     where = "line" if snapshot["function"] == "<module>" else f"{snapshot['function']}(), line"
     what = {"call": "entering", "return": "returning from", "exception": "exception at"}.get(snapshot["event"], "at")
-    return f"Paused {what} {where} {snapshot['line']} — F10 step over, F11 step into, F5 continue"
+    returned = snapshot.get("returned")
+    came_back = ""
+    if returned:  # a step out landed here: say what the function gave back, as VS Code does
+        value = summary_line(returned["value"])
+        came_back = f" after {returned['function']}() returned {value[:RETURNED_CHARS]}"
+        came_back += "…" if len(value) > RETURNED_CHARS else ""
+    return f"Paused {what} {where} {snapshot['line']}{came_back} — F10 step over, F11 step into, F5 continue"
 
 
 class RunStatusBar(QStatusBar):

@@ -269,7 +269,8 @@ def _children(summary: dict[str, Any], expression: str | None) -> list[tuple[str
     return [(f"{base}[{i}]", f"{expression}[{i}]" if expression else None, item) for i, item in enumerate(items)]
 
 
-def _value_text(summary: dict[str, Any]) -> str:
+def summary_line(summary: dict[str, Any]) -> str:
+    """A value's summary in one line, as the Value column shows it."""
     if is_tensor(summary):
         return tensor_line(summary)
     if summary.get("module"):
@@ -410,7 +411,7 @@ class VariablesModel(QAbstractItemModel):
         node = _Node(name, path, expression, summary, parent, top)
         parent.children.append(node)
         self._current[path] = summary
-        node.cells[VALUE] = _value_text(summary)
+        node.cells[VALUE] = summary_line(summary)
         if is_tensor(summary):
             _fill_tensor_cells(node, summary)
         for child_name, child_expr, child_summary in _children(summary, expression):
