@@ -233,7 +233,7 @@ def test_grad_form_emits_lists_and_a_second_derivative_works(panel, qtbot):
     with qtbot.waitSignal(panel.grad_requested) as sent:
         qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
     assert sent.args == [{"outputs": ["y"], "inputs": ["x", "torch.ones(2, requires_grad=True)"],
-                          "grad_outputs": None, "create_graph": True, "allow_unused": True}]
+                          "grad_outputs": None, "retain_graph": True, "create_graph": True, "allow_unused": True}]
 
     frame.actions.autograd_grad(["y"], ["x"], create_graph=True)
     panel.outputs_edit.setText("_grads[0].sum()")
@@ -270,3 +270,28 @@ def test_value_text_is_compact():
     assert value_text(summarize(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))) == "[[1, 2], [3, 4]]"
     big = value_text(summarize(torch.zeros(64, 32)))
     assert big.startswith("[64, 32] μ=0")
+
+
+def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, qtbot):
+    """Lesson 08 at line 52: outputs z, inputs x, y, Compute, then F10 raised "Trying to backward
+    through the graph a second time" from the lesson's own line."""
+    from test_main_window import wait_paused
+
+    from app.workspace import LESSONS_DIR
+
+    window = open_window(LESSONS_DIR / "08_autograd_grad.py")
+    window.code_view.go_to_line(52)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 52)
+    panel = window.backward_panel
+    panel.tabs.setCurrentIndex(1)
+    panel.outputs_edit.setText("z")
+    panel.inputs_edit.setText("x, y")
+    assert panel.grad_retain_check.isChecked()
+    with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
+        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+    for line in (53, 54, 55):  # the lesson's own autograd.grad calls on the same graph still work
+        window.session.step_over()
+        wait_paused(qtbot, window, line)
+    assert not window._last_snapshot.get("post_mortem")
+    qtbot.waitUntil(lambda: "dz/dx" in window.console.output.toPlainText())

@@ -135,7 +135,8 @@ class BackwardPanel(QWidget):
     """Run backward() was clicked: ``{"root", "gradient", "retain_graph", "create_graph"}``."""
 
     grad_requested = Signal(dict)
-    """The autograd.grad form was sent: ``{"outputs", "inputs", "grad_outputs", "create_graph", "allow_unused"}``."""
+    """The autograd.grad form was sent: ``{"outputs", "inputs", "grad_outputs", "retain_graph", "create_graph",
+    "allow_unused"}``; ``retain_graph`` is True (the default, so the lesson's graph survives) or None."""
 
     lesson_requested = Signal(str)
     """The learner asked for the lesson that explains an error; carries its file stem."""
@@ -306,9 +307,15 @@ class BackwardPanel(QWidget):
         self.grad_create_check.setToolTip("Make the results differentiable: needed to take a second derivative")
         self.allow_unused_check = QCheckBox("allow_unused")
         self.allow_unused_check.setToolTip("Give None for an input the outputs do not depend on instead of an error")
+        self.grad_retain_check = QCheckBox("retain_graph")
+        self.grad_retain_check.setChecked(True)  # the lesson's own next lines may walk the same graph
+        self.grad_retain_check.setToolTip(
+            "Keep the graph's saved tensors, so the lesson's own backward() on this graph still works "
+            "afterwards (unticked: PyTorch's default, which frees them unless create_graph is ticked)")
         self.grad_button = QPushButton("Compute torch.autograd.grad")
         self.grad_button.clicked.connect(self._on_grad_button_clicked)
         checks = QHBoxLayout()
+        checks.addWidget(self.grad_retain_check)
         checks.addWidget(self.grad_create_check)
         checks.addWidget(self.allow_unused_check)
         checks.addStretch(1)
@@ -528,6 +535,7 @@ class BackwardPanel(QWidget):
             "outputs": _split(self.outputs_edit.text()),
             "inputs": _split(self.inputs_edit.text()),
             "grad_outputs": grad_outputs or None,
+            "retain_graph": True if self.grad_retain_check.isChecked() else None,
             "create_graph": self.grad_create_check.isChecked(),
             "allow_unused": self.allow_unused_check.isChecked(),
         })
