@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 from test_code_view import click_gutter
 
+from app.lesson_format import list_lessons
 from app.session import Session
 from app.workspace import Workspace
 from widgets import settings
@@ -292,3 +294,41 @@ def test_notes_follow_the_line_in_the_chosen_language(qtbot, tmp_path):
         win.close()
     finally:
         settings.use_file(None)
+
+
+def click_lesson(qtbot, win, stem: str) -> None:
+    """Click a lesson in the Lessons list, as the learner does."""
+    browser = win.lesson_browser.list
+    item = next(browser.item(row) for row in range(browser.count()) if stem in browser.item(row).data(Qt.UserRole))
+    browser.scrollToItem(item)
+    qtbot.mouseClick(browser.viewport(), Qt.LeftButton, pos=browser.visualItemRect(item).center())
+
+
+@pytest.mark.parametrize("answer", ["Yes", "Cancel"])
+def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_run(qtbot, window, monkeypatch,
+                                                                                    tmp_path, answer):
+    """Pause in one lesson, click another: the run stopped silently, and Step Back then showed the old
+    lesson's variables, output and call stack over the new lesson's code."""
+    (tmp_path / "lessons" / "02_other.py").write_text("import torch\nq = torch.ones(2)\n", encoding="utf-8")
+    window.lesson_browser.set_lessons(list_lessons(tmp_path / "lessons"), "en")
+    asked = []
+    monkeypatch.setattr("widgets.main_window.QMessageBox.question",
+                        lambda *args, **kwargs: asked.append(args[2]) or getattr(QMessageBox.StandardButton, answer))
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    for line in (2, 3, 4):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    click_lesson(qtbot, window, "02_other")
+    assert asked and "01_steps.py is running" in asked[0] and "02_other.py" in asked[0]
+    if answer == "Cancel":  # nothing changes
+        assert window.path.name == "01_steps.py" and window.session.state == "paused"
+        assert variable_names(window) == ["x", "y"]
+        return
+    assert window.path.name == "02_other.py" and window.session.state in ("ended", "idle")
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back: no old run to show
+    stack = window.stack_view.list
+    assert variable_names(window) == []
+    assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
+    assert len(window.time_travel.history) == 0
+    assert "total" not in window.console.output.toPlainText()

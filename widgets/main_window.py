@@ -310,7 +310,13 @@ class MainWindow(QMainWindow):
             self.state_label.setText(str(exc))
             return False
         if self.session.state in (RUNNING, PAUSED):
+            if not self._may_stop_for(shown):
+                return False
             self.stop()
+        if shown != self.path:  # another lesson: nothing of the last run stays on screen
+            self.time_travel.reset()
+            self.console.clear()
+            self._end = None
         self.path = shown
         self.code_view.set_source(text, str(shown))
         self.code_view.set_breakpoints(self.session.breakpoints.get(str(shown), {}))
@@ -371,6 +377,16 @@ class MainWindow(QMainWindow):
             self.save()  # a lesson's copy is the learner's own: keep it current
             return
         self.workspace.keep_unsaved(self.path, self.code_view.source())
+
+    def _may_stop_for(self, path: Path) -> bool:
+        """Whether the learner agrees to stop the active run to open ``path`` (the same file needs no asking)."""
+        if self.path is None or path == self.path:
+            return True
+        answer = QMessageBox.question(
+            self, "Stop the running lesson?",
+            f"{self.path.name} is running. Stop it and open {path.name}?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
 
     def _may_discard_changes(self) -> bool:
         if self.path is None or not self.code_view.document().isModified():
