@@ -171,7 +171,8 @@ class LayeredLayout:
 
     def _rank_new(self, new: Mapping[int, Any]) -> list[int]:
         """Rank the new nodes; returns them in topological order, next functions first."""
-        waiting = {n: sum(1 for t in self._next[n] if t in new) for n in new}
+        # Distinct next functions only: ``x * x`` has two edges to one node, whose user is counted once.
+        waiting = {n: len({t for t in self._next[n] if t in new}) for n in new}
         order = [n for n, count in waiting.items() if count == 0]
         for node_id in order:  # grows while read: Kahn's algorithm
             for user in self._users[node_id]:

@@ -186,3 +186,19 @@ def test_one_more_step_of_a_long_rnn_places_only_its_own_piece():
     assert len(placed) == 5
     assert all(layout.position(i) == cell for i, cell in before.items())
     assert {layout.position(i)[1] for i in placed} == {max(r for _, r in before.values()) + k for k in (1, 2, 3, 4)}
+
+
+def test_a_node_that_uses_the_same_input_twice_is_placed():
+    """``b = (a * a).sum()``: MulBackward0 has two edges to a's AccumulateGrad, and the layout
+    took the pair for a cycle, so the pause that made them drew nothing and raised."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    tracker = GraphTracker(TensorSummarizer())
+    diff = tracker.update({"a": a, "b": (a * a).sum()})
+    pairs = [tuple(edge[:2]) for edge in diff["edges_added"]]
+    assert len(pairs) - len(set(pairs)) == 1  # the two edges of a * a
+    layout = LayeredLayout()
+    placed = layout.add(diff["added"], diff["edges_added"])
+    assert len(placed) == len(diff["added"]) == 3
+    ranks = {node_id: layout.position(node_id)[1] for node_id in placed}
+    for source, target, _ in diff["edges_added"]:
+        assert ranks[source] > ranks[target] or layout.is_leaf(target)

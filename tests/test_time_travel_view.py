@@ -85,3 +85,27 @@ def test_record_to_end_then_browse_the_whole_run(qtbot, window):
     assert "total" in window.time_travel.last_comparison
     window.time_travel.go_live()
     qtbot.waitUntil(lambda: "done 3" in window.console.output.toPlainText())
+
+
+def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot, window_on):
+    """Run backward() from the Backward panel, step back, Diff with live: it said "nothing changed"
+    though a.grad went from None to values."""
+    window = window_on("import torch\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = (a * a).sum()\n"
+                       "c = 1\nd = 2\n")
+    window.code_view.go_to_line(4)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 4)
+    steps_before = len(window.time_travel.history)
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.findText("b") >= 0)
+    panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
+    with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
+        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(window.time_travel.history) == steps_before + 1)
+    assert window._last_snapshot["vars"]["a"]["grad"] is not None
+    assert "action" in window.time_travel.marks.values()  # a tick on the timeline
+    window.act_step_back.trigger()  # Step Back (Shift+F10): to the pause before it
+    assert window.time_travel.history.snapshot(window.time_travel.viewing)["vars"]["a"]["grad"] is None
+    window.time_travel.bar.compare_requested.emit()
+    assert "tensor a: .grad" in window.time_travel.last_comparison
+    assert "nothing changed" not in window.time_travel.last_comparison

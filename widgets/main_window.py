@@ -730,6 +730,11 @@ class MainWindow(QMainWindow):
             self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
             self.backward_panel.set_snapshot(result["vars"])
         self._apply_graph(result.get("graph"), between_pauses=True)
+        if "vars" in result and self._last_snapshot is not None:  # the frame changed: a step of the history
+            self._last_snapshot = {**self._last_snapshot, "vars": result["vars"], "globals": result["globals"],
+                                   "changed_by": kind}
+            self.time_travel.record_change(self._last_snapshot)
+            self._update_actions()
         self._refresh_inspector()
         self._evaluate_watches()
 

@@ -126,6 +126,15 @@ class TimeTravel(QObject):
             self._refresh_bar()
         return index
 
+    def record_change(self, snapshot: dict[str, Any]) -> int:
+        """A change made from outside the lesson's code (a backward() or zero grad from a panel): a step of
+        its own, marked on the timeline, so that stepping back and "Diff with live" see it."""
+        index = self.history.add_pause(snapshot, "action")
+        self.marks[index] = "action"
+        self.viewing = None
+        self._refresh_bar()
+        return index
+
     def run_ended(self) -> None:
         self.bar.set_recording(False)
         self._refresh_bar()

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 #: Tick colours by the reason a pause is marked.
-MARK_COLOURS = {"breakpoint": "#d32f2f", "exception": "#8e24aa", "post_mortem": "#8e24aa", "watch": "#ef6c00"}
+MARK_COLOURS = {"breakpoint": "#d32f2f", "exception": "#8e24aa", "post_mortem": "#8e24aa", "watch": "#ef6c00",
+                "action": "#1e88e5"}
 PAST_TINT = "#fff4d6"
 
 
