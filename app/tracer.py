@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import inspect
+import linecache
 import os
 import sys
 from collections.abc import Callable
@@ -109,6 +110,7 @@ class Tracer:
         self._is_user_file: dict[str, bool] = {}
         self._bp_lines: dict[CodeType, frozenset[int]] = {}
         self._bp_tracers: dict[CodeType, TraceFn] = {}
+        self._decorated_codes: dict[CodeType, bool] = {}
         self.condition_error: dict[str, Any] | None = None
         self.hit_breakpoint = False
         #: ``(function name, value)`` of the frame a step out left, until the pause where it lands.
@@ -229,8 +231,10 @@ class Tracer:
             # Pause where an exception is raised only while stepping; the uncaught ones are
             # shown post mortem by the runner anyway.
             return self.action == "step_into" and not self._boring_exception(frame, arg)
-        if event == "call" and frame.f_code.co_name == "<module>":
-            return False  # the module's own call event is not a step
+        if event == "call" and (frame.f_code.co_name == "<module>" or self._decorated(frame.f_code)):
+            # The module's own call event is not a step; a decorated function's call event sits on
+            # its first decorator (``@staticmethod``): its first line event, in the body, is the step.
+            return False
         self.hit_breakpoint = event == "line" and self._at_breakpoint(frame)
         if self.hit_breakpoint:
             return True
@@ -242,6 +246,14 @@ class Tracer:
         if action == "step_out":
             return frame in self._ancestors
         return False
+
+    def _decorated(self, code: CodeType) -> bool:
+        """Whether ``code`` is a function whose first line is a decorator."""
+        decorated = self._decorated_codes.get(code)
+        if decorated is None:
+            text = linecache.getline(code.co_filename, code.co_firstlineno)
+            decorated = self._decorated_codes[code] = text.lstrip().startswith("@")
+        return decorated
 
     @staticmethod
     def _boring_exception(frame: FrameType, arg: Any) -> bool:

@@ -349,3 +349,36 @@ def test_exception_pauses_are_the_raised_exception_never_the_one_being_handled(s
     assert raised == [(line_of(path, "raises itself"), {"type": "StopIteration", "message": ""}),
                       (line_of(path, "raised while handling"), {"type": "ValueError", "message": "bad value"})]
     assert all(p["exception"] is None for p in pauses if p["event"] != "exception")
+
+
+def test_step_into_a_decorated_function_pauses_in_its_body_not_on_the_decorator(session, events, lesson):
+    path = lesson("""
+        import functools
+
+        class Shapes:
+            @staticmethod
+            def area(w, h):
+                return w * h          # the body
+
+        def logged(fn):
+            @functools.wraps(fn)
+            def inner(*args):
+                return fn(*args)      # the wrapper's body
+            return inner
+
+        @logged
+        def double(x):
+            return 2 * x              # double's body
+
+        a = Shapes.area(2, 3)
+        b = double(a)
+    """)
+    session.start(path)
+    pauses = all_pauses(session, events)
+    lines = [(p["event"], p["function"], p["line"]) for p in pauses]
+    assert ("line", "area", line_of(path, "the body")) in lines
+    assert ("line", "double", line_of(path, "double's body")) in lines
+    decorators = {n for n, text in enumerate(open(path, encoding="utf-8").read().splitlines(), 1)
+                  if text.lstrip().startswith("@")}
+    # applying a decorator is a line of the class or function body that does it; entering one is not
+    assert not [entry for entry in lines if entry[2] in decorators and entry[0] == "call"]
