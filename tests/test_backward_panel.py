@@ -254,7 +254,7 @@ def test_requests_are_off_while_the_lesson_runs(panel, qtbot):
     panel.set_enabled_for_state(False)
     assert not panel.preview_button.isEnabled() and not panel.backward_button.isEnabled()
     assert not panel.grad_button.isEnabled()
-    assert "not paused" in panel.state_label.text() and panel.state_label.isVisible()
+    assert "is running" in panel.state_label.text() and panel.state_label.isVisible()
     assert "paused" in panel.backward_button.toolTip()
     panel.set_enabled_for_state(True)
     assert panel.backward_button.isEnabled() and panel.state_label.isHidden()

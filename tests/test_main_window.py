@@ -332,3 +332,27 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
     assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
     assert len(window.time_travel.history) == 0
     assert "total" not in window.console.output.toPlainText()
+
+
+def test_status_texts_say_the_state_there_is_past_ended_and_stopped(qtbot, window):
+    """The Backward panel said "not paused… Pause it (F6)" while a past step was in view and after
+    the run ended, the timeline said "(live)" after the end, and the call stack kept the last pause."""
+    panel = window.backward_panel
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    for line in (2, 3):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    assert "(live)" in window.timeline.label_text() and panel.state_label.isHidden()
+    window.act_step_back.trigger()
+    assert "past step" in panel.state_label.text() and "Go to Live" in panel.state_label.text()
+    window.act_go_live.trigger()
+    window.act_start.trigger()  # Continue (F5): to the end
+    wait_ended(qtbot, window)
+    assert "(finished)" in window.timeline.label_text()
+    assert "has ended" in panel.state_label.text() and "Pause it (F6)" not in panel.state_label.text()
+    stack = window.stack_view.list
+    assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
+    press(qtbot, window, Qt.Key.Key_F11)  # a new run: live again
+    wait_paused(qtbot, window, 1)
+    assert "(live)" in window.timeline.label_text()

@@ -73,6 +73,17 @@ BACKWARD_TIP = ("Calls root.backward(...) for real: .grad changes (and the graph
                 "retain_graph) as if the line were in the script")
 GRAD_TIP = f"Returns the gradients without touching any .grad; they stay available to expressions as {RESULTS_NAME}"
 ACCUMULATED_NOTE = "accumulated: .grad adds up across backward calls (zero it between steps)"
+#: Why the requests are off, by the state that keeps them off.
+OFF_TEXT = {
+    "running": "The lesson is running: backward and autograd.grad run in a paused frame. "
+               "Pause it (F6) or step to a line first.",
+    "past": "A past step is in view: backward and autograd.grad run in the live frame. "
+            "Go to Live (Ctrl+Shift+F10) first.",
+    "ended": "The run has ended: backward and autograd.grad run in a paused frame. "
+             "Start the lesson again (F5) and step to a line.",
+    "stopped": "The lesson is not running: start it (F5) and step to a line, then backward() "
+               "and autograd.grad run in the paused frame.",
+}
 FREED_NOTE = "the graph's saved tensors were freed: a second backward needs retain_graph=True"
 PREVIEW_NOTE = "preview: nothing changed in the lesson; Run backward() would add these to .grad"
 
@@ -469,12 +480,14 @@ class BackwardPanel(QWidget):
         self.notes.hide()
         self._load_replay("", [], failed=False)
 
-    def set_enabled_for_state(self, paused: bool) -> None:
-        """Allow requests only while the lesson is paused; otherwise say why they are off."""
+    def set_enabled_for_state(self, paused: bool, why: str = "running") -> None:
+        """Allow requests only while the lesson is paused; otherwise say why they are off.
+
+        ``why`` is the state that keeps them off: ``running``, ``past`` (a past step is in
+        view), ``ended`` or ``stopped`` (no run yet); each has its own sentence.
+        """
         self._paused = paused
-        self.state_label.setText("" if paused else
-                                 "The lesson is not paused: backward and autograd.grad run in the paused frame. "
-                                 "Pause it (F6) or step to a line first.")
+        self.state_label.setText("" if paused else OFF_TEXT.get(why, OFF_TEXT["running"]))
         self.state_label.setVisible(not paused)
         self._update_buttons()
 

@@ -102,6 +102,7 @@ class TimeTravel(QObject):
         self.viewing = None
         self.marks.clear()
         self.bar.clear()
+        self.bar.set_finished(False)
 
     def record_output(self, stream: str, text: str) -> None:
         self.history.add_output(stream, text)
@@ -137,6 +138,7 @@ class TimeTravel(QObject):
 
     def run_ended(self) -> None:
         self.bar.set_recording(False)
+        self.bar.set_finished(True)
         self._refresh_bar()
 
     def step_back(self) -> bool:

@@ -93,6 +93,7 @@ class TimelineBar(QWidget):
         self._shown = -1
         self._dropped = 0
         self._recording = False
+        self._finished = False
         self.slider.sliderMoved.connect(self._on_slider_moved)
         self.slider.actionTriggered.connect(self._on_slider_action_triggered)
         self.live_button.clicked.connect(self.live_requested)
@@ -118,6 +119,11 @@ class TimelineBar(QWidget):
     def set_position(self, index: int) -> None:
         """Show pause ``index`` as the one in view (the live one ends the past view)."""
         self._shown = index
+        self._refresh()
+
+    def set_finished(self, finished: bool) -> None:
+        """Say that the run has ended: its last step is no longer live."""
+        self._finished = finished
         self._refresh()
 
     def set_recording(self, recording: bool) -> None:
@@ -147,7 +153,7 @@ class TimelineBar(QWidget):
         elif self.is_past():
             text = f"step {self._shown + 1:,} of {total:,} (past)"
         else:
-            text = f"step {total:,} of {total:,} (live)"
+            text = f"step {total:,} of {total:,} ({'finished' if self._finished else 'live'})"
         if self._dropped:
             text += f" · {self._dropped:,} oldest dropped"
         self.label.setText(text)
