@@ -326,6 +326,9 @@ class History:
         self._where_memo: dict[tuple, tuple] = {}
         self._names: dict[str, str] = {}
         self._recent: dict[tuple, list] = {}  # (slot, names) -> [index, chain length, stored values]
+        # slot -> (the last pause's summaries as received, their stored forms): the session hands on
+        # the very summary objects of values that did not change (app.pause_delta), stored once.
+        self._last_seen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self._nodes: dict[int, tuple] = {}  # the live graph
         self._roots = self._leaves = self._store.pairs(())
         self._pending: list[tuple] = []
@@ -545,7 +548,10 @@ class History:
         """Store a namespace: None when empty, else as a change to a recent one with the same names, or whole."""
         if not namespace:
             return None
-        values = {name: self._store.intern(value) for name, value in namespace.items()}
+        seen, stored = self._last_seen.get(slot, ({}, {}))
+        intern = self._store.intern
+        values = {name: stored[name] if seen.get(name) is value else intern(value) for name, value in namespace.items()}
+        self._last_seen[slot] = (dict(namespace), values)
         names = tuple(values)
         recent = self._recent.get((slot, names))
         if recent is not None and index - recent[0] <= BASE_WINDOW and recent[1] < DELTA_DEPTH:
