@@ -34,7 +34,7 @@ from app.lesson_process import CHANNEL_FD_VARIABLE
 from app.op_recorder import SEQUENCES, OpRecorder
 from app.origins import OriginBook, forward_log, sequence_peek
 from app.pause_delta import PauseCompressor
-from app.snapshot import SnapshotBuilder, frame_entry, frame_locals
+from app.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.tracer import STEPPING, Tracer, canonical, executable_lines, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
@@ -458,6 +458,10 @@ class LessonRunner:
                     function, value = self.tracer.returned
                     snapshot["returned"] = {"function": function, "value": self.snapshots.summarizer.summarize(value)}
                 self.tracer.returned = None
+                unwinding, self.tracer.unwinding = self.tracer.unwinding, None
+                if snapshot.get("return_kind") == "raise" and unwinding and unwinding[0] is self.frames[0][0]:
+                    snapshot["exception"] = raised(unwinding[1])  # the frame leaves with this exception
+                del unwinding
                 snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
                 for entry in snapshot.get("ops", ()):
                     if SEQUENCES in entry:  # numbered now the graph has seen them: ids as the graph gives them

@@ -6,6 +6,8 @@ Runs inside the lesson process and turns live frames into the snapshot dict of a
 
 from __future__ import annotations
 
+import dis
+import inspect
 import sys
 import types
 from types import FrameType
@@ -53,6 +55,23 @@ def frame_locals(frame: FrameType) -> dict[str, Any]:
     if frame.f_code.co_name == "<module>":
         return frame.f_globals
     return frame.f_locals
+
+
+_RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
+_YIELDS = frozenset((dis.opmap["YIELD_VALUE"],))
+
+
+def return_kind(frame: FrameType) -> str:
+    """How a frame at a ``return`` trace event leaves: by ``return``, by ``yield`` (a generator
+    handing out a value), by ``await`` (a coroutine suspended: it comes back) or by ``raise``
+    (unwinding with an exception). The trace event is the same for all four; the instruction
+    the frame stopped at tells them apart."""
+    code = frame.f_code
+    lasti = frame.f_lasti
+    op = code.co_code[lasti] if 0 <= lasti < len(code.co_code) else None
+    if op in _YIELDS:
+        return "await" if code.co_flags & inspect.CO_COROUTINE else "yield"
+    return "return" if op in _RETURNS else "raise"
 
 
 def raised(arg: Any) -> dict[str, str] | None:
@@ -124,6 +143,7 @@ class SnapshotBuilder:
             "stack": [frame_entry(f, ln) for f, ln in frames],
             "frame_index": selected,
             "return_value": self.summarizer.summarize(arg) if event == "return" else None,
+            "return_kind": return_kind(frame) if event == "return" else None,
             "exception": raised(arg) if event == "exception" else None,
             "post_mortem": False,
         }

@@ -22,7 +22,7 @@ from typing import Any
 
 from app.engine_reads import engine_reads
 from app.origins import ForwardLog, LineLog
-from app.snapshot import frame_locals
+from app.snapshot import frame_locals, return_kind
 
 #: Resume actions that pause at the next event of some user frame.
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
@@ -115,6 +115,9 @@ class Tracer:
         self.hit_breakpoint = False
         #: ``(function name, value)`` of the frame a step out left, until the pause where it lands.
         self.returned: tuple[str, Any] | None = None
+        #: ``(frame, arg)`` of the last exception event while its frame has had no other event since:
+        #: at that frame's ``return`` event it is the exception the frame unwinds with.
+        self.unwinding: tuple[FrameType, Any] | None = None
         self.lines = LineLog(self.is_user_code)
         self.forwards = forwards
         self._local_fn = self._local
@@ -219,12 +222,16 @@ class Tracer:
             event = "line"
         elif event == "return" and self.action == "step_out" and frame is self._stop_frame:
             self.returned = (frame.f_code.co_name, arg)
+        if self.unwinding is not None and (event != "return" or self.unwinding[0] is not frame):
+            self.unwinding = None  # handled (a line ran) or another frame moved on
         if self._should_pause(frame, event, arg):
             action, file, line = self.on_pause(frame, event, arg)
-            return self.resume(frame, action, file, line)
-        if self.action in STEPPING:
-            return self._local_fn
-        return self._bp_tracer(frame.f_code)
+            local = self.resume(frame, action, file, line)
+        else:
+            local = self._local_fn if self.action in STEPPING else self._bp_tracer(frame.f_code)
+        if event == "exception" and self.action in STEPPING:  # after any pause here, which starts afresh
+            self.unwinding = (frame, arg)
+        return local
 
     def _should_pause(self, frame: FrameType, event: str, arg: Any = None) -> bool:
         if event == "exception":
@@ -242,6 +249,8 @@ class Tracer:
         if action == "step_into":
             return True
         if action == "step_over":
+            if event == "return" and frame is self._stop_frame and return_kind(frame) == "await":
+                return False  # a coroutine suspended at an await comes back: step over it to its next line
             return (frame is self._stop_frame and event != "call") or frame in self._ancestors
         if action == "step_out":
             return frame in self._ancestors
@@ -307,6 +316,7 @@ class Tracer:
         self.action = "continue" if action == "run_to" else action
         self.target = (canonical(file), line) if action == "run_to" and file and line else None
         self.returned = None
+        self.unwinding = None
         self._bp_lines.clear()
         self._bp_tracers.clear()
         stack = self.user_frames(frame)

@@ -34,3 +34,14 @@ def test_where_a_step_out_lands_the_status_says_what_the_function_returned():
     assert pause_text(snapshot).startswith("Paused at line 12 after outer() returned 42 — ")
     del snapshot["returned"]
     assert "returned" not in pause_text(snapshot)
+
+
+def test_a_return_pause_says_yielding_suspended_or_raising_when_the_frame_does_not_return():
+    from widgets.run_status_bar import pause_text
+
+    base = {"event": "return", "function": "f", "line": 3, "vars": {}}
+    assert pause_text({**base, "return_kind": "return"}).startswith("Paused returning from f(), line 3")
+    assert pause_text({**base, "return_kind": "yield"}).startswith("Paused yielding from f(), line 3")
+    assert pause_text({**base, "return_kind": "await"}).startswith("Paused suspended at an await in f(), line 3")
+    assert pause_text({**base, "return_kind": "raise", "exception": {"type": "KeyError", "message": "'k'"}}
+                      ).startswith("Paused raising KeyError from f(), line 3")

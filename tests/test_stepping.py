@@ -382,3 +382,57 @@ def test_step_into_a_decorated_function_pauses_in_its_body_not_on_the_decorator(
                   if text.lstrip().startswith("@")}
     # applying a decorator is a line of the class or function body that does it; entering one is not
     assert not [entry for entry in lines if entry[2] in decorators and entry[0] == "call"]
+
+
+def test_a_return_event_says_whether_the_frame_returns_yields_awaits_or_raises(session, events, lesson):
+    """A yield, an await and a frame unwinding with an exception were all shown as "returned"."""
+    path = lesson("""
+        import asyncio
+
+        def numbers():
+            yield 1                 # yields
+
+        async def main():
+            await asyncio.sleep(0)  # awaits
+            return 3                # returns
+
+        def fails():
+            raise KeyError("k")     # raises
+
+        values = list(numbers())
+        result = asyncio.run(main())
+        try:
+            fails()
+        except KeyError:
+            pass
+    """)
+    session.start(path)
+    kinds = [(p["function"], p["line"], p["return_kind"], p["exception"])
+             for p in all_pauses(session, events) if p["event"] == "return"]
+    yields = line_of(path, "# yields")
+    # the generator yields, then returns at the end of its body (the same line)
+    assert [k for k in kinds if k[0] == "numbers"] == [("numbers", yields, "yield", None),
+                                                        ("numbers", yields, "return", None)]
+    assert ("main", line_of(path, "# awaits"), "await", None) in kinds
+    assert ("main", line_of(path, "# returns"), "return", None) in kinds
+    assert ("fails", line_of(path, "# raises"), "raise", {"type": "KeyError", "message": "'k'"}) in kinds
+
+
+def test_step_over_an_await_goes_to_the_coroutines_next_line(session, events, lesson):
+    """Stepping over an await paused at the suspension as "returning from main(), value None"."""
+    path = lesson("""
+        import asyncio
+
+        async def main():
+            await asyncio.sleep(0)  # the await
+            done = True             # after it
+            return done
+
+        asyncio.run(main())
+    """)
+    session.breakpoints[path] = {line_of(path, "the await"): None}
+    session.start(path, stop_on_entry=False)
+    assert events.pause()["line"] == line_of(path, "the await")
+    session.step_over()
+    snap = events.pause()
+    assert (snap["event"], snap["function"], snap["line"]) == ("line", "main", line_of(path, "after it"))

@@ -55,6 +55,10 @@ def pause_text(snapshot: dict[str, Any]) -> str:
         return f"Paused at line {snapshot['line']}: {', '.join(snapshot['watch_changed'])} changed"
     where = "line" if snapshot["function"] == "<module>" else f"{snapshot['function']}(), line"
     what = {"call": "entering", "return": "returning from", "exception": "exception at"}.get(snapshot["event"], "at")
+    if snapshot["event"] == "return":
+        error = snapshot.get("exception") or {}
+        what = {"yield": "yielding from", "await": "suspended at an await in",
+                "raise": f"raising {error.get('type', 'an exception')} from"}.get(snapshot.get("return_kind"), what)
     returned = snapshot.get("returned")
     came_back = ""
     if returned:  # a step out landed here: say what the function gave back, as VS Code does
