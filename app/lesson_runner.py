@@ -248,7 +248,9 @@ class LessonRunner:
         lesson_hooks.watch_settrace(self._on_lesson_settrace)
         lesson_hooks.watch_other_threads(self.tracer.is_user_code, self.tracer.breakpoint_lines, self._notify)
         signal.signal(_INTERRUPT, self._on_interrupt)
-        self.tracer.start(command.stop_on_entry)
+        if command.watches and not command.stop_on_entry:  # every line is looked at, as in a continue with watches
+            self.watching = {expression: _UNSEEN for expression in command.watches}
+        self.tracer.start(command.stop_on_entry or self.watching is not None)
         if not self.inbox.empty():  # a pause or breakpoint that came before the tracer existed
             self._on_interrupt(_INTERRUPT, None)
         self.channel.send(m.Started(command.path))
@@ -410,9 +412,9 @@ class LessonRunner:
     def _watch_changes(self, frame: FrameType) -> list[str]:
         """The watched expressions whose value differs from the last one seen.
 
-        An expression that could not be evaluated when the run continued changes when it
-        first gets a value; one that fails later (a name out of scope in a called
-        function) is not compared at that line.
+        An expression that could not be evaluated yet is not changed when it first gets a
+        value (it was not there to change); one that fails later (a name out of scope in a
+        called function) is not compared at that line.
         """
         changed = []
         for expression, before in self.watching.items():
@@ -423,7 +425,7 @@ class LessonRunner:
                     self.watching[expression] = _UNDEFINED
                 continue
             now = value_fingerprint(self.snapshots.summarizer.summarize(value))
-            if before is not _UNSEEN and now != before:
+            if before is not _UNSEEN and before is not _UNDEFINED and now != before:
                 changed.append(expression)
             self.watching[expression] = now
         return changed

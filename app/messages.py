@@ -43,6 +43,8 @@ class Run:
     """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``.
 
     ``op_values`` gives every entry of a pause's ``ops`` log the summaries of its inputs and output.
+    ``watches`` (without ``stop_on_entry``) pauses at the first line where one of these
+    expressions has a different value than it had, as a ``continue`` with watches does.
     """
 
     path: str
@@ -50,6 +52,7 @@ class Run:
     breakpoints: dict[str, dict[int, str | None]] = field(default_factory=dict)
     stop_on_entry: bool = True
     op_values: bool = False
+    watches: list[str] | None = None
 
 
 @dataclass

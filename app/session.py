@@ -97,10 +97,11 @@ class Session:
     # ---- runs ---------------------------------------------------------------------------
 
     def start(self, path: str, source: str | None = None, stop_on_entry: bool = True,
-              op_values: bool = False) -> None:
+              op_values: bool = False, watches: list[str] | None = None) -> None:
         """Run ``path`` (with ``source`` instead of the file's text, if given).
 
         ``op_values`` puts the summaries of each operation's inputs and output in the pauses' ``ops``.
+        ``watches`` (when not ``stop_on_entry``) pauses where one of these expressions changes value.
 
         Raises :class:`LessonFileError` before anything runs when the file is unusable.
         """
@@ -114,7 +115,8 @@ class Session:
             self._ended = False
             self._process = self._take_spare()
             self.state = RUNNING
-            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry, op_values))
+            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry, op_values,
+                                     list(watches) if watches else None))
 
     def restart(self, source: str | None = None) -> None:
         """Stop the run and start the same lesson again, the same way, in a fresh interpreter."""

@@ -233,14 +233,34 @@ def test_unusable_file_says_why_and_keeps_the_current_one(qtbot, window, tmp_pat
     assert Path(window.code_view.path()) == before
 
 
-def test_a_watch_with_stop_on_change_stops_continue_where_it_changes(qtbot, window):
-    window.watch_view.set_expressions(["y"], stop_on_change=["y"])
-    press(qtbot, window, Qt.Key.Key_F11)
-    wait_paused(qtbot, window, 1)
-    press(qtbot, window, Qt.Key.Key_F5)
-    wait_paused(qtbot, window, 4)  # y was assigned on line 3
-    assert "y changed" in window.state_label.text()
-    qtbot.waitUntil(lambda: "MulBackward0" in window.watch_view.model.index(0, 1).data())
+WATCHED = """import torch
+w = torch.zeros(2, requires_grad=True)
+n = 0
+for step in range(3):
+    n = n + 1
+    loss = (w * n).sum()
+print("done")
+"""
+
+
+@pytest.mark.parametrize("how", ["continue", "run to end"])
+def test_a_watch_with_stop_on_change_stops_where_it_changes_not_where_it_first_appears(qtbot, window, tmp_path,
+                                                                                        how):
+    """Run to End from stopped ignored the watch; and an expression's first value counted as a change."""
+    path = tmp_path / "watched.py"
+    path.write_text(WATCHED, encoding="utf-8")
+    window.open_file(path)
+    window.watch_view.set_expressions(["n"], stop_on_change=["n"])
+    if how == "continue":
+        press(qtbot, window, Qt.Key.Key_F11)
+        wait_paused(qtbot, window, 1)
+        press(qtbot, window, Qt.Key.Key_F5)
+    else:
+        press(qtbot, window, Qt.Key.Key_F8)  # Run to End, from stopped
+    wait_paused(qtbot, window, 6)  # n = n + 1 ran: 0 -> 1; n = 0 on line 3 was its first value, not a change
+    assert "n changed" in window.state_label.text()
+    assert window._last_snapshot["vars"]["n"]["repr"] == "1"
+    qtbot.waitUntil(lambda: window.watch_view.model.index(0, 1).data() == "1")
 
 
 def test_unsaved_edits_of_a_users_file_survive_a_crash_of_the_app(qtbot, window, tmp_path):

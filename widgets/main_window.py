@@ -525,7 +525,8 @@ class MainWindow(QMainWindow):
         self.session.breakpoints[str(self.path)] = breakpoints
         self.console.append_message(f"▶ Running {self.path.name}", "info")
         try:
-            self.session.start(str(self.path), self.code_view.source(), stop_on_entry)
+            self.session.start(str(self.path), self.code_view.source(), stop_on_entry,
+                               watches=None if stop_on_entry else self.watch_view.stop_on_change())
         except LessonFileError as exc:
             self.console.append_message(str(exc), "error")
             return False
