@@ -376,3 +376,19 @@ def test_status_texts_say_the_state_there_is_past_ended_and_stopped(qtbot, windo
     press(qtbot, window, Qt.Key.Key_F11)  # a new run: live again
     wait_paused(qtbot, window, 1)
     assert "(live)" in window.timeline.label_text()
+
+
+def test_the_just_ran_arrow_follows_steps_only_not_a_run_to_cursor(qtbot, window):
+    """After Run to Cursor the arrow marked the line of the pause before, which was not the line that ran last."""
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 2)
+    assert window.code_view.previous_line() == 1  # a step: line 1 is the line that ran
+    window.code_view.go_to_line(6)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 6)
+    assert window.code_view.previous_line() is None  # lines 2-5 ran: no arrow rather than a false one
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 7)
+    assert window.code_view.previous_line() == 6

@@ -399,6 +399,10 @@ class CodeView(QPlainTextEdit):
         """The line marked as about to run, or None."""
         return self._current[0] if self._current else None
 
+    def previous_line(self) -> int | None:
+        """The line marked as just run, or None."""
+        return self._previous
+
     def set_previous_line(self, line: int | None) -> None:
         """Mark the line that just ran (None clears it)."""
         self._previous = line if self._in_text(line) else None

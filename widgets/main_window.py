@@ -122,6 +122,7 @@ class MainWindow(QMainWindow):
         self._inspected: str | None = None
         self._sized = False
         self._record_on_first_pause = False
+        self._stepped = False  # whether the run was last resumed by a step (see _on_resumed)
         self.setWindowTitle("GradStep")
         self.setAcceptDrops(True)
         self.setMinimumSize(MIN_WIDTH, MIN_HEIGHT)
@@ -480,13 +481,13 @@ class MainWindow(QMainWindow):
         self.time_travel.go_live()
         if self.session.state == PAUSED:
             self.session.step_expression()
-            self._on_resumed()
+            self._on_resumed(stepped=True)
 
     def step_out(self) -> None:
         self.time_travel.go_live()
         if self.session.state == PAUSED:
             self.session.step_out()
-            self._on_resumed()
+            self._on_resumed(stepped=True)
 
     def run_to_cursor(self) -> None:
         self.time_travel.go_live()
@@ -510,7 +511,7 @@ class MainWindow(QMainWindow):
         self.time_travel.go_live()
         if self.session.state == PAUSED:
             command()
-            self._on_resumed()
+            self._on_resumed(stepped=True)
         elif self.session.state != RUNNING:
             self._start(stop_on_entry=True)
 
@@ -541,7 +542,9 @@ class MainWindow(QMainWindow):
         self._on_resumed()
         return True
 
-    def _on_resumed(self) -> None:
+    def _on_resumed(self, stepped: bool = False) -> None:
+        """The lesson runs again; ``stepped`` when by a step, after which the line paused at is the one that ran."""
+        self._stepped = stepped
         self.code_view.set_read_only(True)
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False)
@@ -571,7 +574,9 @@ class MainWindow(QMainWindow):
             return  # recorded for the timeline; the panels show the pause the recording ends at
         previous = self._last_snapshot
         self._last_snapshot = snapshot
-        self.code_view.set_previous_line(previous["line"] if previous else None)
+        # The "just ran" arrow only after a step: after a continue or run to cursor, the last pause's
+        # line is not the line that ran last.
+        self.code_view.set_previous_line(previous["line"] if previous and self._stepped else None)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
         self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
         same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
