@@ -59,6 +59,7 @@ def frame_locals(frame: FrameType) -> dict[str, Any]:
 
 _RETURNS = frozenset(dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap)
 _YIELDS = frozenset((dis.opmap["YIELD_VALUE"],))
+_RESUME = dis.opmap["RESUME"]
 
 
 def return_kind(frame: FrameType) -> str:
@@ -69,6 +70,8 @@ def return_kind(frame: FrameType) -> str:
     code = frame.f_code
     lasti = frame.f_lasti
     op = code.co_code[lasti] if 0 <= lasti < len(code.co_code) else None
+    if op == _RESUME and lasti >= 2:  # Python 3.13 reports a yield from the RESUME that follows it
+        op = code.co_code[lasti - 2]
     if op in _YIELDS:
         return "await" if code.co_flags & inspect.CO_COROUTINE else "yield"
     return "return" if op in _RETURNS else "raise"
