@@ -295,3 +295,18 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
         wait_paused(qtbot, window, line)
     assert not window._last_snapshot.get("post_mortem")
     qtbot.waitUntil(lambda: "dz/dx" in window.console.output.toPlainText())
+
+
+def test_the_grad_form_keeps_its_expressions_for_a_rerun_but_not_for_another_lesson(open_window, tmp_path):
+    """The autograd.grad form carried one lesson's expressions into the next lesson opened."""
+    first, second = tmp_path / "first.py", tmp_path / "second.py"
+    first.write_text("import torch\nz = torch.ones(1)\n", encoding="utf-8")
+    second.write_text("import torch\nq = torch.ones(1)\n", encoding="utf-8")
+    window = open_window(first)
+    panel = window.backward_panel
+    panel.outputs_edit.setText("z")
+    panel.inputs_edit.setText("x, y")
+    window.open_file(first)  # the same lesson again (a rerun keeps what was typed)
+    assert (panel.outputs_edit.text(), panel.inputs_edit.text()) == ("z", "x, y")
+    window.open_file(second)
+    assert (panel.outputs_edit.text(), panel.inputs_edit.text(), panel.grad_outputs_edit.text()) == ("", "", "")

@@ -480,6 +480,12 @@ class BackwardPanel(QWidget):
         self.notes.hide()
         self._load_replay("", [], failed=False)
 
+    def forget_expressions(self) -> None:
+        """Another lesson: drop what the learner typed or chose for this one (the root, the form's expressions)."""
+        self._chosen_root = None
+        for edit in (self.outputs_edit, self.inputs_edit, self.grad_outputs_edit):
+            edit.clear()
+
     def set_enabled_for_state(self, paused: bool, why: str = "running") -> None:
         """Allow requests only while the lesson is paused; otherwise say why they are off.
 

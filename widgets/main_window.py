@@ -317,6 +317,7 @@ class MainWindow(QMainWindow):
         if shown != self.path:  # another lesson: nothing of the last run stays on screen
             self.time_travel.reset()
             self.console.clear()
+            self.backward_panel.forget_expressions()
             self._end = None
         self.path = shown
         self.code_view.set_source(text, str(shown))
