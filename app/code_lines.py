@@ -1,7 +1,9 @@
 """Which lines of a lesson can pause: the lines that have bytecode once the source is compiled.
 
-Runs in the app. Compiling runs nothing of the lesson; a source that does not compile (the
-learner is mid-edit) has no known lines, and callers then take a line as it is.
+Used on both sides: the lesson process asks it of the code it is about to run (an empty
+lesson has none), the app of the text in the editor (where a breakpoint can go). Compiling
+runs nothing of the lesson; a source that does not compile (the learner is mid-edit) has no
+known lines, and callers then take a line as it is.
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ import warnings
 from types import CodeType
 
 
-def _lines(code: CodeType, into: set[int]) -> None:
-    into.update(line for _, _, line in code.co_lines() if line is not None and line > 0)
+def executable_lines(code: CodeType) -> set[int]:
+    """The lines that have bytecode anywhere in a compiled module, nested code included."""
+    lines = {line for _, _, line in code.co_lines() if line is not None}
     for const in code.co_consts:
         if isinstance(const, CodeType):
-            _lines(const, into)
+            lines |= executable_lines(const)
+    return lines
 
 
 def code_lines(source: str) -> set[int] | None:
@@ -25,9 +29,7 @@ def code_lines(source: str) -> set[int] | None:
             code = compile(source, "<lesson>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
-    lines: set[int] = set()
-    _lines(code, lines)
-    return lines
+    return {line for line in executable_lines(code) if line > 0}  # line 0: the module's own start
 
 
 def breakpoint_line(source: str, line: int) -> int | None:

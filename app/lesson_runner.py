@@ -29,13 +29,14 @@ from app import lesson_hooks
 from app import messages as m
 from app.autograd_actions import AutogradActions
 from app.autograd_graph import GraphTracker
+from app.code_lines import executable_lines
 from app.engine_reads import engine_reads, learner_code
 from app.lesson_process import CHANNEL_FD_VARIABLE
 from app.op_recorder import SEQUENCES, OpRecorder
 from app.origins import OriginBook, forward_log, sequence_peek
 from app.pause_delta import PauseCompressor
 from app.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
-from app.tracer import STEPPING, Tracer, canonical, executable_lines, untrace_imports
+from app.tracer import STEPPING, Tracer, canonical, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()

@@ -75,15 +75,6 @@ def code_lines(code: CodeType) -> frozenset[int]:
     return frozenset(line for _, _, line in code.co_lines() if line is not None)
 
 
-def executable_lines(code: CodeType) -> set[int]:
-    """The lines that have bytecode anywhere in a compiled module, nested code included."""
-    lines = set(code_lines(code))
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            lines |= executable_lines(const)
-    return lines
-
-
 class Tracer:
     """Decides at which events a lesson pauses, and calls ``on_pause`` there.
 

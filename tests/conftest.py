@@ -63,10 +63,10 @@ class EventLog:
 #: The modal dialogs of Qt that would wait for a click no headless test can give, with the
 #: answer each gives instead (the one that changes nothing).
 _MODALS = {
-    ("QMessageBox", "question"): "StandardButton.Cancel",
-    ("QMessageBox", "warning"): "StandardButton.Cancel",
-    ("QMessageBox", "critical"): "StandardButton.Cancel",
-    ("QMessageBox", "information"): "StandardButton.Ok",
+    ("QMessageBox", "question"): "Cancel",  # a QMessageBox answer is the name of its StandardButton
+    ("QMessageBox", "warning"): "Cancel",
+    ("QMessageBox", "critical"): "Cancel",
+    ("QMessageBox", "information"): "Ok",
     ("QMessageBox", "about"): None,
     ("QFileDialog", "getOpenFileName"): ("", ""),
     ("QFileDialog", "getSaveFileName"): ("", ""),
@@ -95,7 +95,7 @@ def no_blocking_dialogs(request, monkeypatch):
             texts = [a for a in args if isinstance(a, str)]
             opened.append(f"{owner}.{name}{tuple(texts)}")
             if isinstance(answer, str):
-                return getattr(QtWidgets.QMessageBox, answer.split(".")[0])[answer.split(".")[1]]
+                return QtWidgets.QMessageBox.StandardButton[answer]
             return answer
         return staticmethod(dialog)
 
