@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from app.autograd_graph import gc_paused
+from app.gc_pause import gc_paused
 
 #: Default memory budget of a history, in bytes.
 BUDGET_BYTES = 512 * 2**20

@@ -1,6 +1,6 @@
 """The app's handle on one lesson process: start it, send it messages, hear what it says.
 
-The process is a fresh interpreter (``python -m app.lesson_runner``), never a fork of the
+The process is a fresh interpreter (``python -m app.lesson.runner``), never a fork of the
 app, so it inherits no Qt or torch threads, and it leads its own process group, so that
 killing the group ends whatever the lesson started (subprocesses, workers, forks). Its
 messages travel on a pipe of their own; its fd 1 and fd 2 are plain pipes, read as the
@@ -24,8 +24,6 @@ from typing import Any
 from app import messages as m
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The environment variable that tells the lesson process its message pipe's fd.
-CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
 #: How long the readers of fd 1 and fd 2 may go on after the process died (a grandchild
 #: that escaped the group kill may hold the pipes open).
 DRAIN_SECONDS = 1.0
@@ -72,10 +70,10 @@ class LessonProcess:
         self.torch_version: str | None = None
         self._send_lock = threading.Lock()
         channel_read, channel_write = os.pipe()
-        env[CHANNEL_FD_VARIABLE] = str(channel_write)
+        env[m.CHANNEL_FD_VARIABLE] = str(channel_write)
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-X", "utf8", "-m", "app.lesson_runner"],
+                [sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=str(ROOT), env=env, start_new_session=(os.name == "posix"), pass_fds=(channel_write,),
             )

@@ -33,7 +33,12 @@ from typing import Any, BinaryIO
 import msgpack
 import numpy as np
 
-from app.autograd_graph import gc_paused
+from app.gc_pause import gc_paused
+
+#: The console name under which the last ``autograd_grad`` results stay available (``_grads[0]``).
+RESULTS_NAME = "_grads"
+#: The environment variable that tells the lesson process its message pipe's fd.
+CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
 
 # ---- app → lesson process -------------------------------------------------------------
 

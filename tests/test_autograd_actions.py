@@ -7,9 +7,9 @@ import textwrap
 import pytest
 import torch
 
-from app.autograd_actions import AutogradActions, explain
-from app.autograd_graph import GraphTracker
-from app.summaries import Summarizer, TensorSummarizer
+from app.lesson.autograd_actions import AutogradActions, explain
+from app.lesson.autograd_graph import GraphTracker
+from app.lesson.summaries import Summarizer, TensorSummarizer
 
 SOURCE = """
     import torch

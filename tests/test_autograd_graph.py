@@ -10,8 +10,8 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_sequence
 
-from app.autograd_graph import METADATA_KEY, GraphTracker, find_tensors
-from app.summaries import TensorSummarizer
+from app.lesson.autograd_graph import METADATA_KEY, GraphTracker, find_tensors
+from app.lesson.summaries import TensorSummarizer
 
 
 @pytest.fixture

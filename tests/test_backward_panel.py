@@ -6,9 +6,9 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from app.autograd_actions import AutogradActions
-from app.autograd_graph import GraphTracker
-from app.summaries import Summarizer
+from app.lesson.autograd_actions import AutogradActions
+from app.lesson.autograd_graph import GraphTracker
+from app.lesson.summaries import Summarizer
 from widgets.backward_panel import ACCUMULATED_NOTE, FREED_NOTE, BackwardPanel, value_text
 
 

@@ -7,7 +7,7 @@ import torch
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
-from app.summaries import Summarizer
+from app.lesson.summaries import Summarizer
 from widgets.console_view import ConsoleView
 
 

@@ -171,8 +171,8 @@ def test_an_empty_graph_names_the_leaves_no_operation_has_used_yet(qtbot):
 def test_when_a_steps_new_leaves_are_too_wide_to_show_readably_its_operations_are_shown_whole(qtbot):
     import torch
 
-    from app.autograd_graph import GraphTracker
-    from app.summaries import TensorSummarizer
+    from app.lesson.autograd_graph import GraphTracker
+    from app.lesson.summaries import TensorSummarizer
 
     view = make_view(qtbot, 450, 600)
     leaves = {name: torch.ones(2, requires_grad=True) for name in "abcde"}

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import torch
 
-from app.autograd_graph import GraphTracker
 from app.graph_layout import LEAF_RANK, LayeredLayout
-from app.summaries import TensorSummarizer
+from app.lesson.autograd_graph import GraphTracker
+from app.lesson.summaries import TensorSummarizer
 
 # -- graphs the tests draw (the view tests and the benchmark use them too) -----------------
 

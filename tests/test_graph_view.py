@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QImage, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem, QGraphicsView, QPlainTextEdit  # noqa: E402
 from test_graph_layout import rnn_graph, small_graph  # noqa: E402
 
-from app.autograd_graph import GraphTracker  # noqa: E402
-from app.summaries import TensorSummarizer  # noqa: E402
+from app.lesson.autograd_graph import GraphTracker  # noqa: E402
+from app.lesson.summaries import TensorSummarizer  # noqa: E402
 from widgets.graph_view import PALETTE, GraphView  # noqa: E402
 
 

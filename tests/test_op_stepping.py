@@ -11,7 +11,7 @@ from pathlib import Path
 from conftest import line_of
 
 from app import messages as m
-from app.op_recorder import LOG_LIMIT
+from app.lesson.op_recorder import LOG_LIMIT
 from app.trace import trace_records
 
 ROOT = Path(__file__).resolve().parent.parent

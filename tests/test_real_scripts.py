@@ -52,7 +52,7 @@ def test_the_learners_own_module_is_what_the_lesson_imports(session, events, les
     snap = events.pause()
     assert events.output("stdout") == f"the learner's {name}\n"
     assert snap["vars"]["t"]["shape"] == [2]
-    # the engine's own lazy imports (app.summaries for the values) still find the engine
+    # the engine's own lazy imports (app.lesson.summaries for the values) still find the engine
     values = events.reply(session.request("values", expression="t"))
     assert values["ok"] and values["values"].tolist() == [1.0, 1.0]
 

@@ -11,9 +11,9 @@ import torch
 from conftest import line_of
 from torch import nn
 
-from app.snapshot import is_hidden, visible
-from app.summaries import ITEM_LIMIT, PARAMETER_LIMIT, VALUE_LIMIT, Summarizer
-from app.tensor_reading import ValuesUnavailable, tensor_values
+from app.lesson.snapshot import is_hidden, visible
+from app.lesson.summaries import ITEM_LIMIT, PARAMETER_LIMIT, VALUE_LIMIT, Summarizer
+from app.lesson.tensor_reading import ValuesUnavailable, tensor_values
 
 
 def test_tensor_summary_has_every_flag_and_value():

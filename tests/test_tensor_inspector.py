@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QComboBox, QSpinBox  # noqa: E402
 
 from app import messages as m  # noqa: E402
-from app.summaries import Summarizer  # noqa: E402
+from app.lesson.summaries import Summarizer  # noqa: E402
 from widgets.tensor_inspector import (  # noqa: E402
     IMAGE_SIDE,
     PLACEHOLDER,

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMenu  # noqa: E402
 from torch import nn  # noqa: E402
 
 from app import messages as m  # noqa: E402
-from app.summaries import Summarizer  # noqa: E402
+from app.lesson.summaries import Summarizer  # noqa: E402
 from widgets.variables_view import (  # noqa: E402
     ALARM_RED,
     DEVICE,

@@ -7,7 +7,7 @@ import torch
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QStyle, QStyleOptionViewItem
 
-from app.summaries import Summarizer
+from app.lesson.summaries import Summarizer
 from widgets.watch_view import WatchModel, WatchView, summary_line
 
 

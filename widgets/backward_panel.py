@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.autograd_actions import RESULTS_NAME
+from app.messages import RESULTS_NAME
 from widgets.error_card import ErrorCard
 from widgets.watch_view import change_highlight, readable_color
 
@@ -443,7 +443,7 @@ class BackwardPanel(QWidget):
         kind : {"preview", "backward", "grad"}
             The request that produced ``result``.
         result : dict
-            The dict :class:`app.autograd_actions.AutogradActions` returned for it.
+            The dict :class:`app.lesson.autograd_actions.AutogradActions` returned for it.
         """
         error = result.get("error")
         self.card.setVisible(error is not None)

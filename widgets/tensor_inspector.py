@@ -544,7 +544,7 @@ class TensorInspector(QWidget):
         expression
             What evaluates to the tensor in the paused frame (``x``, ``model.fc.weight``).
         summary
-            Its summary (see :mod:`app.summaries`).
+            Its summary (see :mod:`app.lesson.summaries`).
         values, grad_values
             All the values of the tensor and of its ``.grad``, when the summary holds only a sample.
             Without them a sampled tensor shows its sample and emits :attr:`values_requested`.
@@ -691,7 +691,7 @@ class TensorInspector(QWidget):
 
     def _fill_sample(self, panel: ArrayPanel, summary: dict[str, Any]) -> None:
         sample = np.asarray(summary["values"]).reshape(-1)
-        # The same evenly spaced flat indices as app.summaries takes its sample at.
+        # The same evenly spaced flat indices as app.lesson.summaries takes its sample at.
         flat = np.linspace(0, summary["numel"] - 1, num=sample.size).astype(np.int64)
         shape = tuple(summary["shape"])
 

@@ -61,7 +61,7 @@ def _number(value: Any) -> str:
 
 
 def summary_line(summary: dict[str, Any]) -> str:
-    """One dense line describing a value summary (see :mod:`app.summaries`), in the style of lovely-tensors."""
+    """One dense line describing a value summary (see :mod:`app.lesson.summaries`), in the style of lovely-tensors."""
     if summary.get("type") not in ("Tensor", "Parameter"):
         text = summary.get("repr", summary.get("type", "?"))
         return " ".join(str(text).split())

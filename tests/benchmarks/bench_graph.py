@@ -22,8 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import torch  # noqa: E402
 
 from app import messages  # noqa: E402
-from app.autograd_graph import GraphTracker, gc_paused, reachable_nodes  # noqa: E402
-from app.summaries import TensorSummarizer  # noqa: E402
+from app.gc_pause import gc_paused  # noqa: E402
+from app.lesson.autograd_graph import GraphTracker, reachable_nodes  # noqa: E402
+from app.lesson.summaries import TensorSummarizer  # noqa: E402
 
 STEPS, BATCH, INPUTS, HIDDEN = 1_000, 4, 8, 16
 RUNS = 5

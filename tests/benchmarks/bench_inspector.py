@@ -28,7 +28,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app import messages as m  # noqa: E402
-from app.summaries import Summarizer  # noqa: E402
+from app.lesson.summaries import Summarizer  # noqa: E402
 from widgets.tensor_inspector import TensorInspector  # noqa: E402
 from widgets.variables_view import VariablesView  # noqa: E402
 

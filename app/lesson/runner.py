@@ -1,6 +1,6 @@
 """The lesson process: runs one lesson as ``__main__`` under the tracer and answers the app.
 
-Started by :class:`app.lesson_process.LessonProcess` as ``python -m app.lesson_runner``.
+Started by :class:`app.lesson_process.LessonProcess` as ``python -m app.lesson.runner``.
 Messages arrive on stdin and leave on a pipe of their own; the lesson's fd 1 and fd 2 are
 plain pipes to the app, and its ``sys.stdout`` / ``sys.stderr`` real text files on them
 that write through at once, so ``print``, ``sys.__stdout__`` and C-level writes arrive in
@@ -25,18 +25,17 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, BinaryIO
 
-from app import lesson_hooks
 from app import messages as m
-from app.autograd_actions import AutogradActions
-from app.autograd_graph import GraphTracker
 from app.code_lines import executable_lines
-from app.engine_reads import engine_reads, learner_code
-from app.lesson_process import CHANNEL_FD_VARIABLE
-from app.op_recorder import SEQUENCES, OpRecorder
-from app.origins import OriginBook, forward_log, sequence_peek
+from app.lesson import hooks as lesson_hooks
+from app.lesson.autograd_actions import AutogradActions
+from app.lesson.autograd_graph import GraphTracker
+from app.lesson.engine_reads import engine_reads, learner_code
+from app.lesson.op_recorder import SEQUENCES, OpRecorder
+from app.lesson.origins import OriginBook, forward_log, sequence_peek
+from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
+from app.lesson.tracer import STEPPING, Tracer, canonical, untrace_imports
 from app.pause_delta import PauseCompressor
-from app.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
-from app.tracer import STEPPING, Tracer, canonical, untrace_imports
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
@@ -626,7 +625,7 @@ class LessonRunner:
     def _cmd_values(self, params: dict[str, Any]) -> dict[str, Any]:
         """All values of a tensor given by an expression (at an op-level pause also by a ``⟨…⟩`` name), as one
         numpy array."""
-        from app.summaries import tensor_values
+        from app.lesson.summaries import tensor_values
 
         frame = self._frame(params)
         expression = params["expression"]
@@ -661,7 +660,7 @@ def _open_channel() -> Channel:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    outbound_fd = int(os.environ.pop(CHANNEL_FD_VARIABLE))
+    outbound_fd = int(os.environ.pop(m.CHANNEL_FD_VARIABLE))
     os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
     return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))
 

@@ -18,26 +18,31 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
-from app.snapshot import grad_mode
+from app.lesson.snapshot import grad_mode
 
-#: The folder of the engine's modules: frames whose code is here are the engine's own.
-ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The folder of the lesson process's modules (``app/lesson``).
+LESSON_SIDE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The folders of the engine's modules in this process (``app/lesson`` and the shared ``app``):
+#: frames whose code is in one of them are the engine's own.
+ENGINE_DIRS = frozenset((LESSON_SIDE_DIR, os.path.dirname(LESSON_SIDE_DIR)))
 #: The folder that holds the ``app`` package (on the lesson process's PYTHONPATH).
-ENGINE_ROOT = os.path.dirname(ENGINE_DIR)
+ENGINE_ROOT = os.path.dirname(os.path.dirname(LESSON_SIDE_DIR))
 
 #: The last exception seen leaving a grad-mode ``with`` block, and the grad mode inside it.
 _raised: list[Any] = [None, None]
 
 
 def import_engine() -> None:
-    """Import every module of the ``app`` package now (in the warm spare, before any lesson).
+    """Import every module of the lesson side (``app.lesson``) now, in the warm spare, before any lesson.
 
-    :func:`hide_engine` then takes the package's name away from the lesson; the engine's
-    lazy ``from app.x import y`` imports keep working because ``app.x`` is in ``sys.modules``.
+    They import the shared modules they use (``app.messages``…); the app's own modules are
+    never loaded here. :func:`hide_engine` then takes the package's name away from the lesson;
+    the engine's lazy ``from app.lesson.x import y`` imports keep working because the modules
+    are in ``sys.modules``.
     """
-    package = sys.modules["app"]
+    package = sys.modules["app.lesson"]
     for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"app.{info.name}")
+        importlib.import_module(f"app.lesson.{info.name}")
 
 
 def hide_engine(lesson_dir: str) -> None:
@@ -58,7 +63,7 @@ def hide_engine(lesson_dir: str) -> None:
     def engine_aware_import(name: str, globals: dict[str, Any] | None = None, locals: Any = None,
                             fromlist: Any = (), level: int = 0) -> Any:
         if level or not (name == "app" or name.startswith("app.")) or not globals or \
-                os.path.dirname(globals.get("__file__") or "") != ENGINE_DIR:
+                os.path.dirname(globals.get("__file__") or "") not in ENGINE_DIRS:
             return original(name, globals, locals, fromlist, level)
         learners = sys.modules.get("app")
         sys.modules["app"] = engine
@@ -84,7 +89,7 @@ def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
     @functools.wraps(original)
     def settrace(function: Any) -> None:
         caller = sys._getframe(1)
-        engine = os.path.dirname(caller.f_code.co_filename) == ENGINE_DIR
+        engine = os.path.dirname(caller.f_code.co_filename) in ENGINE_DIRS
         # A new thread installs the hook of threading.settrace (see watch_other_threads) itself.
         if not engine and function is not threading.gettrace() and (
                 function is not None or sys.gettrace() is not None):

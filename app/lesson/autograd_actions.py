@@ -22,12 +22,10 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from app.autograd_graph import find_tensors, node_id, node_kind, reachable_nodes, released
-from app.engine_reads import learner_code
-from app.summaries import Summarizer, node_name
-
-#: The console name under which the last ``autograd_grad`` results stay available (``_grads[0]``).
-RESULTS_NAME = "_grads"
+from app.lesson.autograd_graph import find_tensors, node_id, node_kind, reachable_nodes, released
+from app.lesson.engine_reads import learner_code
+from app.lesson.summaries import Summarizer, node_name
+from app.messages import RESULTS_NAME
 
 Expressions = str | list[str] | tuple[str, ...]
 
@@ -193,7 +191,7 @@ class AutogradActions:
 
     Notes
     -----
-    Node ids in replays are the ids :class:`~app.autograd_graph.GraphTracker` reports.
+    Node ids in replays are the ids :class:`~app.lesson.autograd_graph.GraphTracker` reports.
     """
 
     def __init__(self, frame_globals: dict[str, Any], frame_locals: dict[str, Any], summarizer: Summarizer) -> None:

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from app.autograd_graph import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
-from app.summaries import Summarizer
+from app.lesson.autograd_graph import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
+from app.lesson.summaries import Summarizer
 
 #: Opcodes that run an operator or attribute slot: the instruction's span is the operation itself.
 _SLOT_OPS = frozenset(op for op in dis.opmap if op.startswith(("BINARY_", "UNARY_", "STORE_SUBSCR", "DELETE_SUBSCR",
@@ -151,7 +151,7 @@ class OpRecorder:
         compiling = self._torch.compiler.is_compiling
 
         class OpRecordingMode(self._torch.overrides.TorchFunctionMode):
-            """GradStep's op log (see :mod:`app.op_recorder`)."""
+            """GradStep's op log (see :mod:`app.lesson.op_recorder`)."""
 
             def __torch_function__(self, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}

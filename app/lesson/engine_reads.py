@@ -83,9 +83,10 @@ def _skip_engine_code() -> None:
     from torch._dynamo.types import FrameAction, FrameExecStrategy
 
     strategy = FrameExecStrategy(FrameAction.SKIP, FrameAction.SKIP)
-    package = os.path.dirname(os.path.abspath(__file__))
+    from app.lesson.hooks import ENGINE_DIRS
+
     for module in list(sys.modules.values()):
-        if os.path.dirname(getattr(module, "__file__", None) or "") == package:
+        if os.path.dirname(getattr(module, "__file__", None) or "") in ENGINE_DIRS:
             for code in _codes_of(module.__name__, vars(module).values()):
                 set_code_exec_strategy(code, strategy)
 

@@ -13,8 +13,8 @@ import types
 from types import FrameType
 from typing import Any
 
-from app.bounded_repr import REPR_LIMIT, timed
-from app.summaries import Summarizer
+from app.lesson.bounded_repr import REPR_LIMIT, timed
+from app.lesson.summaries import Summarizer
 
 _HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
                  types.MethodType)

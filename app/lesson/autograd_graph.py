@@ -8,16 +8,15 @@ only ids, edges and the plain-data node descriptions it already sent.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import itertools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from app.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
-from app.tensor_reading import why_no_values
+from app.gc_pause import gc_paused
+from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
+from app.lesson.tensor_reading import why_no_values
 
 #: Key of a node's GradStep id in ``node.metadata``.
 METADATA_KEY = "gradstep_id"
@@ -37,23 +36,6 @@ PROBE_DEPTH = 4
 _NO_SEQUENCE = 2**64 - 1
 #: Ids are unique in the process, so every tracker and action names a node the same way.
 _next_id = itertools.count(1)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold off the cyclic garbage collector while building or decoding a big graph.
-
-    A graph description is tens of thousands of small acyclic containers; each few hundred
-    allocated trigger a collection that also scans the lesson's tensors and torch's own
-    objects, which can double the cost of building or decoding it.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def node_id(node: Any) -> int:
@@ -427,7 +409,7 @@ class GraphTracker:
         Summarises the leaf tensors of ``AccumulateGrad`` nodes (cached by identity and version).
     origins : callable, optional
         ``origins(seq)`` is the ``"origin"`` of the node with that ``_sequence_nr()`` (see
-        :class:`app.origins.OriginBook`); an ``AccumulateGrad`` node gets that of the earliest
+        :class:`app.lesson.origins.OriginBook`); an ``AccumulateGrad`` node gets that of the earliest
         made node that uses it. Without it, ``"origin"`` is None.
 
     Notes

@@ -1,5 +1,5 @@
 """The line tracer that runs inside the lesson process: where to pause (and, while stepping,
-which lines and module calls ran, for :mod:`app.origins`).
+which lines and module calls ran, for :mod:`app.lesson.origins`).
 
 Only frames whose code comes from the lesson's own file(s) are ever traced line by line;
 library frames get no local trace function, and while nothing is stepped and no
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
-from app.engine_reads import engine_reads
-from app.origins import ForwardLog, LineLog
-from app.snapshot import frame_locals, return_kind
+from app.lesson.engine_reads import engine_reads
+from app.lesson.origins import ForwardLog, LineLog
+from app.lesson.snapshot import frame_locals, return_kind
 
 #: Resume actions that pause at the next event of some user frame.
 STEPPING = frozenset({"step_into", "step_over", "step_out"})

@@ -4,7 +4,7 @@ Runs inside the lesson process. A summary is a dict of builtins and numpy arrays
 torch object ever leaves this module. Tensor summaries are cached by identity and
 version, so a tensor that did not change between pauses costs a dictionary lookup.
 Every summary is bounded in the memory and time it takes, whatever the value: see
-:mod:`app.tensor_reading` for tensors and :mod:`app.bounded_repr` for everything shown as text.
+:mod:`app.lesson.tensor_reading` for tensors and :mod:`app.lesson.bounded_repr` for everything shown as text.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import weakref
 from itertools import islice
 from typing import Any
 
-from app.bounded_repr import BUDGET, REPR_LIMIT, bounded_repr, timed
-from app.tensor_reading import (
+from app.lesson.bounded_repr import BUDGET, REPR_LIMIT, bounded_repr, timed
+from app.lesson.tensor_reading import (
     NO_STATS,
     SPARSE_LAYOUTS,
     gather,
