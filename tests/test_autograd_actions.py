@@ -341,15 +341,49 @@ def test_replay_shows_the_gradients_flowing_through_each_node(actions):
     assert x_step["grads_out"] == []
 
 
+LESSON_01 = """
+    import torch
+    torch.manual_seed(0)
+    a = torch.randn(3, requires_grad=True)
+    w = torch.randn(3, requires_grad=True)
+    b = a * w
+    c = torch.exp(b)
+    loss = c.sum()
+"""
+
+
+def test_preview_and_backward_of_one_graph_walk_the_same_nodes():
+    """Lesson 01 said "3 nodes ran" for a preview and "5 nodes ran" for a backward of the same loss:
+    autograd.grad hands the leaves' gradients back without running their AccumulateGrad nodes."""
+    ns = frame(LESSON_01)
+    actions = AutogradActions(ns, ns, Summarizer())
+    preview = actions.preview_gradients("loss")
+    assert ns["a"].grad is None and ns["w"].grad is None
+    run = actions.run_backward("loss")
+    assert [s["name"] for s in preview["replay"]] == ["SumBackward0", "ExpBackward0", "MulBackward0",
+                                                      "AccumulateGrad", "AccumulateGrad"]
+    assert [(s["id"], s["name"]) for s in preview["replay"]] == [(s["id"], s["name"]) for s in run["replay"]]
+    handed_back = {s["variable"]: s for s in preview["replay"] if s["kind"] == "leaf"}
+    stored = {s["variable"]: s for s in run["replay"] if s["kind"] == "leaf"}
+    assert sorted(handed_back) == sorted(stored) == ["a", "w"]
+    for name in "aw":
+        assert handed_back[name]["stored"] is False and handed_back[name]["grad"] is None
+        assert stored[name]["stored"] is True and values(stored[name]["grad"]) == ns[name].grad.tolist()
+        assert values(handed_back[name]["grads_in"][0]) == values(stored[name]["grads_in"][0])
+        assert values(handed_back[name]["grads_in"][0]) == grads_by_name(preview)[name]
+
+
 def test_replay_of_autograd_grad_and_preview_and_hooks_are_removed(ns, actions):
     tracker = GraphTracker(TensorSummarizer())
     tracker.update(ns)
     preview = actions.preview_gradients("loss")
-    assert [s["name"] for s in preview["replay"]] == ["SumBackward0", "MulBackward0", "AddBackward0",
-                                                      "MulBackward0"]
+    operations = ["SumBackward0", "MulBackward0", "AddBackward0", "MulBackward0"]
+    assert [s["name"] for s in preview["replay"] if s["kind"] != "leaf"] == operations
+    assert sorted(s["variable"] for s in preview["replay"] if s["kind"] == "leaf") == ["b", "w", "x"]
     assert_reverse_topological(preview["replay"], tracker.full()["edges"])
     grads = actions.autograd_grad("loss", "x", retain_graph=True)
-    assert [s["id"] for s in grads["replay"]] == [s["id"] for s in preview["replay"]]
-    recorded = len(grads["replay"])
+    assert [s["name"] for s in grads["replay"] if s["kind"] != "leaf"] == operations
+    assert [s["variable"] for s in grads["replay"] if s["kind"] == "leaf"] == ["x"]  # the only input
+    recorded = len(grads["replay"]), len(preview["replay"])
     ns["loss"].backward()  # the lesson's own backward: no hook of ours is left to record it
-    assert len(grads["replay"]) == recorded
+    assert (len(grads["replay"]), len(preview["replay"])) == recorded

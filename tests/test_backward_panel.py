@@ -205,6 +205,50 @@ def test_replay_steps_through_every_node_in_order(panel, qtbot):
     assert ids[-1] == replay[-1]["id"] and panel.replay_position() == len(replay) - 1
 
 
+def lesson_01_frame() -> Frame:
+    torch.manual_seed(0)
+    a = torch.randn(3, requires_grad=True)
+    w = torch.randn(3, requires_grad=True)
+    b = a * w
+    c = torch.exp(b)
+    return Frame(a=a, w=w, b=b, c=c, loss=c.sum())
+
+
+def test_preview_and_backward_count_the_same_nodes(panel, qtbot):
+    """Lesson 01's loss: the preview said "3 nodes ran", Run backward() "5 nodes ran"."""
+    frame = lesson_01_frame()
+    panel.set_snapshot(frame.vars())
+    panel.set_graph(frame.graph())
+    counted = "5 nodes (3 backward functions, 2 AccumulateGrad)"
+    with qtbot.waitSignal(panel.preview_requested) as sent:
+        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+    panel.show_result("preview", frame.actions.preview_gradients(sent.args[0]["root"]))
+    assert panel.step_label.text().startswith(f"{counted} in this pass")
+    assert "hand their gradients back instead of adding them to .grad" in panel.step_label.text()
+    previewed, texts = [], []
+    panel.active_node_changed.connect(previewed.append)
+    for _ in range(5):
+        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+        texts.append(panel.step_label.text())
+    assert texts[3].startswith("4/5 AccumulateGrad: receives [")
+    assert "this pass hands it back" in texts[3]
+    qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+    assert panel.step_label.text() == f"Done: {counted}; the gradients were handed back and no .grad was changed."
+    assert frame.namespace["a"].grad is None
+
+    with qtbot.waitSignal(panel.backward_requested):
+        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+    panel.show_result("backward", frame.actions.run_backward("loss"))
+    assert panel.step_label.text().startswith(f"{counted} ran in this pass")
+    ran = []
+    panel.active_node_changed.connect(ran.append)
+    panel.active_node_changed.disconnect(previewed.append)
+    for _ in range(6):
+        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+    assert ran == previewed  # the same nodes, in the same order, and the end
+    assert panel.step_label.text() == f"Done: {counted} ran and every reachable leaf's .grad is filled in."
+
+
 def test_playing_reaches_the_end_on_the_timer(panel, qtbot):
     frame = linear_frame()
     panel.set_snapshot(frame.vars())
@@ -293,7 +337,7 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
     for line in (53, 54, 55):  # the lesson's own autograd.grad calls on the same graph still work
         window.session.step_over()
         wait_paused(qtbot, window, line)
-    assert not window._last_snapshot.get("post_mortem")
+    assert not window.run.live.get("post_mortem")
     qtbot.waitUntil(lambda: "dz/dx" in window.console.output.toPlainText())
 
 

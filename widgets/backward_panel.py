@@ -17,7 +17,13 @@ Features
 - Replay of the pass node by node (play / pause, step back / forward, restart, 0.5–10 steps per
   second): each step is described in words and reported by :attr:`BackwardPanel.active_node_changed`
   for the graph view. Fed the graph data (:meth:`BackwardPanel.set_graph`,
-  :meth:`BackwardPanel.apply_diff`), the description names where each gradient goes.
+  :meth:`BackwardPanel.apply_diff`), the description names where each gradient goes. A preview
+  and a real backward of one graph list the same nodes, counted as backward functions and
+  ``AccumulateGrad`` nodes.
+- A result that a later pause no longer matches (its graph rebuilt, its root recomputed, the
+  ``.grad`` it showed changed, the graph it previewed freed) is cleared, replay and highlight
+  included, with a sentence saying why; one that still matches stays, marked as from an earlier
+  pause (see :class:`ResultBasis`).
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.messages import RESULTS_NAME
+from app.result_basis import STALE_WHAT, ResultBasis, grad_key, has_freed, join_words, nodes_text, tensor_in
 from widgets.error_card import ErrorCard
 from widgets.watch_view import change_highlight, readable_color
 
@@ -86,6 +93,9 @@ OFF_TEXT = {
 }
 FREED_NOTE = "the graph's saved tensors were freed: a second backward needs retain_graph=True"
 PREVIEW_NOTE = "preview: nothing changed in the lesson; Run backward() would add these to .grad"
+EARLIER_TEXT = "From an earlier pause: the graph and the .grad values it shows have not changed since."
+EARLIER_GRAD_TEXT = (f"From an earlier pause: the graph has not changed since, but {RESULTS_NAME} belonged to that "
+                     f"pause (compute again to use the results in expressions).")
 
 
 def value_text(summary: Mapping[str, Any] | None) -> str:
@@ -123,16 +133,14 @@ def _same(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> 
     return a is not None and b is not None and np.array_equal(a, b)
 
 
-def _join(parts: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 class BackwardPanel(QWidget):
     """Backward, autograd.grad and the replay of a backward pass, for the paused frame.
 
     The panel only asks: its ``*_requested`` signals carry the parameters, the main window runs
-    them in the lesson process and hands the result dict back to :meth:`show_result`.
+    them in the lesson process and hands the result dict back to :meth:`show_result`. Every
+    pause's :meth:`set_snapshot` and :meth:`apply_diff` also check the shown result against
+    the pause (see :class:`ResultBasis`), and a resume (``set_enabled_for_state(False)``)
+    marks it as from an earlier pause.
 
     Parameters
     ----------
@@ -162,7 +170,10 @@ class BackwardPanel(QWidget):
         super().__init__(parent)
         self._vars: dict[str, Any] = {}
         self._nodes: dict[int, Mapping[str, Any]] = {}
+        self._roots: dict[str, int] = {}
         self._leaf_names: dict[int, str] = {}
+        self._basis: ResultBasis | None = None
+        self._notes: list[str] = []
         self._replay: list[dict[str, Any]] = []
         self._replay_kind = ""
         self._replay_failed = False
@@ -183,6 +194,10 @@ class BackwardPanel(QWidget):
         self.card = ErrorCard()
         self.card.lesson_requested.connect(self.lesson_requested)
         self.card.hide()
+        self.freshness_label = QLabel()
+        self.freshness_label.setObjectName("result_freshness")
+        self.freshness_label.setWordWrap(True)
+        self.freshness_label.hide()
         self.results_title = QLabel()
         self.results_title.setWordWrap(True)
         self.results_title.setStyleSheet("font-weight: bold;")
@@ -207,6 +222,7 @@ class BackwardPanel(QWidget):
         form_side.addWidget(tabs)
         form_side.addStretch(1)
         result_side = QVBoxLayout()
+        result_side.addWidget(self.freshness_label)
         result_side.addWidget(self.results_title)
         result_side.addWidget(self.table)
         result_side.addWidget(self.notes)
@@ -405,8 +421,11 @@ class BackwardPanel(QWidget):
         ----------
         variables : dict
             A snapshot's ``vars``: ``{name: summary}``. The current root stays chosen while it exists.
+            A shown result these variables no longer match is cleared.
         """
         self._vars = dict(variables)
+        if self._basis is not None:
+            self._drop_if_stale(self._basis.after_snapshot(self._vars))
         current = self.root_combo.currentText()
         names = [name for name, s in variables.items()
                  if s.get("type") in ("Tensor", "Parameter") and (s.get("grad_fn") or s.get("requires_grad"))]
@@ -422,18 +441,30 @@ class BackwardPanel(QWidget):
 
     def set_graph(self, graph: Mapping[str, Any]) -> None:
         """Learn the pause's graph (as :meth:`GraphView.set_graph` gets it), to name where gradients go."""
+        known = self._nodes.keys()
         self._nodes = {node["id"]: node for node in graph.get("nodes", [])}
+        self._roots = dict(graph.get("roots", {}))
         self._leaf_names = {int(i): name for i, name in graph.get("leaves", {}).items()}
+        if self._basis is not None:
+            gone = [i for i in self._basis.nodes if i in known and i not in self._nodes]
+            self._drop_if_stale(self._basis.after_graph(gone, self._roots, list(self._nodes.values())))
 
     def apply_diff(self, diff: Mapping[str, Any]) -> None:
-        """Bring the graph learnt by :meth:`set_graph` up to date with one pause's diff."""
+        """Bring the graph learnt by :meth:`set_graph` up to date with one pause's diff.
+
+        A shown result the changed graph no longer matches is cleared.
+        """
         if not diff.get("changed", True):
             return
         for node_id in diff.get("removed", []):
             self._nodes.pop(node_id, None)
         for node in [*diff.get("added", []), *diff.get("updated", [])]:
             self._nodes[node["id"]] = node
+        self._roots = dict(diff.get("roots", self._roots))
         self._leaf_names = {int(i): name for i, name in diff.get("leaves", self._leaf_names).items()}
+        if self._basis is not None:
+            self._drop_if_stale(self._basis.after_graph(diff.get("removed", []), diff.get("roots"),
+                                                        diff.get("updated", [])))
 
     def show_result(self, kind: str, result: Mapping[str, Any]) -> None:
         """Show what a request did.
@@ -452,6 +483,8 @@ class BackwardPanel(QWidget):
             # Once laid out, scroll so the whole card, lesson link included, is in sight.
             QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self.card, 0, 0))
         rows = list(result.get("grads", []))
+        self._basis = self._basis_of(kind, result)
+        self.freshness_label.hide()
         notes: list[str] = []
         if kind == "backward":
             changed = any(not _same(g.get("before"), g.get("after")) for g in rows)
@@ -466,19 +499,17 @@ class BackwardPanel(QWidget):
             root = result.get("root", "the root")
             v = f"v = {value_text(result['gradient'])}" if result.get("gradient") else "the gradient v you gave"
             notes.append(f"{root} is not a scalar: these are vector-Jacobian products vᵀ·∂{root}/∂leaf, for {v}")
-        self.notes.setText("\n".join(f"• {note}" for note in notes))
-        self.notes.setVisible(bool(notes))
+        self._show_notes(notes)
         self._load_replay(kind, list(result.get("replay", [])), failed=error is not None)
 
     def clear(self) -> None:
-        """Forget the snapshot, the results and the replay."""
+        """Forget the snapshot, the graph, the results and the replay."""
         self._vars = {}
+        self._nodes, self._roots, self._leaf_names = {}, {}, {}
         self.root_combo.clear()
         self._show_root()
-        self.card.hide()
-        self._fill_rows("", (), [])
-        self.notes.hide()
-        self._load_replay("", [], failed=False)
+        self._clear_result()
+        self.freshness_label.hide()
 
     def forget_expressions(self) -> None:
         """Another lesson: drop what the learner typed or chose for this one (the root, the form's expressions)."""
@@ -493,6 +524,13 @@ class BackwardPanel(QWidget):
         view), ``ended`` or ``stopped`` (no run yet); each has its own sentence.
         """
         self._paused = paused
+        if not paused and why == "running":
+            if self._basis is None:
+                self.freshness_label.hide()  # why a result was cleared is news at that pause only
+            else:
+                self._basis.earlier = True  # shown as such at the next pause, if that pause still matches it
+        elif self._basis is not None and paused and self._basis.earlier:
+            self._show_earlier()
         self.state_label.setText("" if paused else OFF_TEXT.get(why, OFF_TEXT["running"]))
         self.state_label.setVisible(not paused)
         self._update_buttons()
@@ -697,6 +735,60 @@ class BackwardPanel(QWidget):
         height += sum(self.table.rowHeight(r) for r in range(rows))
         self.table.setFixedHeight(height)
 
+    def _show_notes(self, notes: list[str]) -> None:
+        self._notes = notes
+        self.notes.setText("\n".join(f"• {note}" for note in notes))
+        self.notes.setVisible(bool(notes))
+
+    def _basis_of(self, kind: str, result: Mapping[str, Any]) -> ResultBasis:
+        """What ``result`` rests on, read from it and from the pause it was asked in."""
+        root = result.get("root") if kind != "grad" else None
+        replay = list(result.get("replay", []))
+        summary = tensor_in(self._vars, root) if root else None
+        root_node = self._roots.get(root or "")
+        if root_node is None and summary is not None and summary.get("grad_fn") and replay \
+                and replay[0].get("name") == summary["grad_fn"]:
+            root_node = replay[0]["id"]  # a backward from a tensor's grad_fn starts at that node
+        rows = result.get("grads", [])
+        if kind == "backward":
+            grads = {g["name"]: grad_key(g.get("after")) for g in rows}
+        elif kind == "preview":
+            grads = {g["name"]: grad_key(t.get("grad")) for g in rows if (t := tensor_in(self._vars, g["name"]))}
+        else:
+            grads = {}
+        nodes = frozenset(int(e["id"]) for e in replay)
+        freed = {i for i in nodes if has_freed(self._nodes.get(i, {}))} | set(result.get("freed_nodes", []))
+        return ResultBasis(kind, root, nodes, root_node,
+                           None if summary is None else (summary.get("id"), summary.get("grad_fn")),
+                           grads, frozenset(freed))
+
+    def _drop_if_stale(self, reason: str | None) -> None:
+        """Clear a result the lesson no longer matches, saying why; the graph's highlight goes too."""
+        if reason is None or self._basis is None:
+            return
+        again = STALE_WHAT[self._basis.kind][1]
+        self._basis = None
+        self._clear_result()
+        self.active_node_changed.emit(-1)
+        self.freshness_label.setText(f"{reason} {again}")
+        self.freshness_label.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        self.freshness_label.show()
+
+    def _show_earlier(self) -> None:
+        grad = self._basis is not None and self._basis.kind == "grad"
+        if grad:  # the lesson dropped the results at the resume: the note offering them is no longer true
+            self._show_notes([note for note in self._notes if RESULTS_NAME not in note])
+        self.freshness_label.setText(EARLIER_GRAD_TEXT if grad else EARLIER_TEXT)
+        self.freshness_label.setStyleSheet("color: palette(placeholder-text);")
+        self.freshness_label.show()
+
+    def _clear_result(self) -> None:
+        self._basis = None
+        self.card.hide()
+        self._fill_rows("", (), [])
+        self._show_notes([])
+        self._load_replay("", [], failed=False)
+
     # -- replay --------------------------------------------------------------------------------
 
     def _load_replay(self, kind: str, replay: list[dict[str, Any]], failed: bool) -> None:
@@ -736,11 +828,29 @@ class BackwardPanel(QWidget):
                 self.table.selectRow(row)
                 return
 
+    def _counted(self) -> str:
+        """The replay's nodes, as what they are: ``5 nodes (3 backward functions, 2 AccumulateGrad)``."""
+        leaves = sum(1 for e in self._replay if e.get("kind") == "leaf")
+        functions = len(self._replay) - leaves
+        parts = [f"{functions} backward function{'s' if functions != 1 else ''}"] if functions else []
+        parts += [f"{leaves} AccumulateGrad"] if leaves else []
+        return f"{nodes_text(len(self._replay))} ({', '.join(parts)})"
+
+    def _handed_back(self) -> bool:
+        """Whether the pass returned the leaves' gradients instead of adding them to .grad."""
+        return any(e.get("kind") == "leaf" and e.get("stored") is False for e in self._replay)
+
     def _describe_position(self) -> None:
         count = len(self._replay)
         if self._position < 0:
-            ran = "ran before the error" if self._replay_failed else "ran in this pass, from the root toward the leaves"
-            text = f"{_nodes(count)} {ran}: press play or step forward." if count else ""
+            if self._replay_failed:
+                ran = "ran before the error"
+            elif self._handed_back():
+                ran = ("in this pass, from the root toward the leaves; the AccumulateGrad nodes hand their "
+                       "gradients back instead of adding them to .grad")
+            else:
+                ran = "ran in this pass, from the root toward the leaves"
+            text = f"{self._counted()} {ran}: press play or step forward." if count else ""
         elif self._position >= count:
             text = self._ending()
         else:
@@ -748,27 +858,33 @@ class BackwardPanel(QWidget):
         self.step_label.setText(text)
 
     def _ending(self) -> str:
-        count = len(self._replay)
+        counted = self._counted()
         if self._replay_failed:
-            return f"Stopped after {_nodes(count)}: the next node failed (see the error above)."
+            return f"Stopped after {counted}: the next node failed (see the error above)."
         if self._replay_kind == "backward":
-            return f"Done: {_nodes(count)} ran and every reachable leaf's .grad is filled in."
-        return f"Done: {_nodes(count)} ran; no .grad was changed."
+            return f"Done: {counted} ran and every reachable leaf's .grad is filled in."
+        if self._handed_back():
+            return f"Done: {counted}; the gradients were handed back and no .grad was changed."
+        return f"Done: {counted} ran; no .grad was changed."
 
     def _describe(self, entry: Mapping[str, Any]) -> str:
         head = f"{self._position + 1}/{len(self._replay)} {entry.get('name', '?')}"
         if entry.get("kind") == "leaf":
             variable = entry.get("variable") or self._leaf_names.get(entry["id"]) or "the leaf"
             grad = entry.get("grad")
+            if entry.get("stored") is False:
+                received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
+                return (f"{head}: receives {join_words(received) if received else 'no gradient'}; backward() would add "
+                        f"it to {variable}.grad, this pass hands it back and {variable}.grad stays as it was")
             if grad is None:
                 received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
-                return f"{head}: receives {_join(received) if received else 'no gradient'} for {variable}.grad"
+                return f"{head}: receives {join_words(received) if received else 'no gradient'} for {variable}.grad"
             return f"{head}: {variable}.grad becomes {value_text(grad)}"
         incoming = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
         if self._position == 0:
-            received = f"starts from the gradient {_join(incoming)}" if incoming else "starts the pass"
+            received = f"starts from the gradient {join_words(incoming)}" if incoming else "starts the pass"
         elif len(incoming) > 1:
-            received = f"receives grads {_join(incoming)} from its outputs"
+            received = f"receives grads {join_words(incoming)} from its outputs"
         else:
             received = f"receives grad {incoming[0] if incoming else 'None'} from its output"
         return f"{head}: {received}, {self._sends(entry)}"
@@ -781,8 +897,8 @@ class BackwardPanel(QWidget):
         node = self._nodes.get(entry["id"])
         targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
         if len(targets) != len(grads):  # a gradient that is None for a real input: the pairing is lost
-            return f"sends {_join([value_text(g) for g in grads])} on toward the leaves"
-        return "sends " + _join([f"{value_text(g)} to {t}" for g, t in zip(grads, targets, strict=True)])
+            return f"sends {join_words([value_text(g) for g in grads])} on toward the leaves"
+        return "sends " + join_words([f"{value_text(g)} to {t}" for g, t in zip(grads, targets, strict=True)])
 
     def _label(self, node_id: int) -> str:
         node = self._nodes.get(node_id, {})
@@ -791,10 +907,6 @@ class BackwardPanel(QWidget):
         names = node.get("variables") or []
         name = node.get("name", "a node")
         return f"{name} ({', '.join(names)})" if names else name
-
-
-def _nodes(count: int) -> str:
-    return f"{count} node" if count == 1 else f"{count} nodes"
 
 
 def _row_name(grad: Mapping[str, Any]) -> str:

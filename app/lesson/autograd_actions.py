@@ -142,21 +142,49 @@ def _as_list(expressions: Expressions) -> list[str]:
 
 
 class _Replay:
-    """Records each node as a backward pass runs it, through node hooks removed afterwards.
+    """Records each node as a backward pass runs it, through hooks removed afterwards.
 
     The engine runs a node only once every node feeding it a gradient has run, so the
     recorded order is a reverse topological order of the graph.
+
+    ``torch.autograd.grad`` (a preview, the grad form) never runs the ``AccumulateGrad`` node
+    of a leaf it was asked about: the engine takes the gradient from the node's input and
+    returns it instead of adding it to ``.grad``, so no node hook sees it. A hook on each such
+    leaf tensor fires at that moment, with the gradient the node would have received; it is
+    recorded as the node's step with ``"stored": False``. A preview and a real backward of
+    the same graph so list the same nodes, in the same order.
+
+    Parameters
+    ----------
+    roots : list
+        The nodes the pass starts from.
+    names : dict
+        ``id(tensor) -> name`` of the frame's tensors.
+    snapshot : callable
+        Summarises a tensor (or None) as it is now.
+    captured : list, optional
+        The tensors ``torch.autograd.grad`` computes gradients for; nothing for a ``backward()``.
     """
 
-    def __init__(self, roots: list[Any], names: dict[int, str], snapshot: Any) -> None:
+    def __init__(self, roots: list[Any], names: dict[int, str], snapshot: Any,
+                 captured: list[Any] | None = None) -> None:
         self.steps: list[dict[str, Any]] = []
         self._names = names
         self._snapshot = snapshot
         self._handles: list[Any] = []
+        accumulators = {}
         for node in reachable_nodes(roots):
-            hook = functools.partial(self._record, node_id(node), node_name(node), node_kind(node),
-                                     getattr(node, "variable", None))
+            kind = node_kind(node)
+            leaf = getattr(node, "variable", None) if kind == "leaf" else None
+            if leaf is not None:
+                accumulators[id(leaf)] = node
+            hook = functools.partial(self._record, node_id(node), node_name(node), kind, leaf)
             self._handles.append(node.register_hook(hook))
+        for tensor in {id(t): t for t in captured or []}.values():
+            node = accumulators.get(id(tensor))
+            if node is not None:  # a leaf this pass reaches; a non-leaf input has no AccumulateGrad
+                hook = functools.partial(self._record_handed_back, node_id(node), node_name(node), tensor)
+                self._handles.append(tensor.register_hook(hook))
 
     def __enter__(self) -> _Replay:
         return self
@@ -175,6 +203,20 @@ class _Replay:
             "grads_out": [self._snapshot(g) for g in grad_inputs],  # passed on to next_functions
             "variable": None if leaf is None else self._names.get(id(leaf)),
             "grad": None if leaf is None else self._snapshot(leaf.grad),
+            "stored": True if kind == "leaf" else None,
+        })
+
+    def _record_handed_back(self, nid: int, name: str, leaf: Any, grad: Any) -> None:
+        self.steps.append({
+            "step": len(self.steps),
+            "id": nid,
+            "name": name,
+            "kind": "leaf",
+            "grads_in": [self._snapshot(grad)],
+            "grads_out": [],
+            "variable": self._names.get(id(leaf)),
+            "grad": None,  # .grad is left as it was
+            "stored": False,
         })
 
 
@@ -232,7 +274,9 @@ class AutogradActions:
         dict
             ``{"ok", "error", "root", "vector_jacobian_product", "gradient", "grads", "replay"}``:
             ``grads`` is ``[{"name", "grad"}]``, ``gradient`` the vector used for a non-scalar root
-            (``ones_like`` unless ``gradient`` gives one), ``replay`` the nodes as they ran.
+            (``ones_like`` unless ``gradient`` gives one), ``replay`` the nodes as the pass reached
+            them: the same nodes a backward would run, the leaves' ``AccumulateGrad`` with
+            ``"stored": False`` (see :class:`_Replay`).
         """
         torch = sys.modules["torch"]
         result = {"root": root_expr, "vector_jacobian_product": False, "gradient": None, "grads": [], "replay": []}
@@ -245,7 +289,7 @@ class AutogradActions:
                 vector = torch.ones_like(root)
             result["vector_jacobian_product"] = root.numel() != 1
             result["gradient"] = self._snapshot(vector)
-            with self._retained_grads_kept(), self._replay([root]) as replay:
+            with self._retained_grads_kept(), self._replay([root], [t for _, t in targets]) as replay:
                 result["replay"] = replay.steps  # filled as the nodes run, kept if one fails
                 grads = torch.autograd.grad([root], [t for _, t in targets], grad_outputs=[vector],
                                             retain_graph=True, allow_unused=True)
@@ -266,7 +310,8 @@ class AutogradActions:
             ``{"ok", "error", "root", "grads", "freed", "freed_nodes", "replay"}``: ``grads`` is
             ``[{"name", "is_leaf", "before", "after"}]`` for every leaf (and every frame tensor
             retaining its grad) the backward could reach, ``freed_nodes`` the ids of nodes whose
-            saved tensors are now freed. Also filled after an error, to show what did change.
+            saved tensors are now freed, ``replay`` the nodes as they ran (see :class:`_Replay`).
+            Also filled after an error, to show what did change.
         """
         result: dict[str, Any] = {"root": root_expr, "grads": [], "freed": False, "freed_nodes": [], "replay": []}
         try:
@@ -305,7 +350,8 @@ class AutogradActions:
         Returns
         -------
         dict
-            ``{"ok", "error", "grads", "replay"}`` with ``grads`` ``[{"name", "grad"}]``.
+            ``{"ok", "error", "grads", "replay"}`` with ``grads`` ``[{"name", "grad"}]``; the
+            ``AccumulateGrad`` steps of leaf inputs in ``replay`` have ``"stored": False``.
         """
         torch = sys.modules["torch"]
         result: dict[str, Any] = {"grads": [], "replay": []}
@@ -313,7 +359,7 @@ class AutogradActions:
             outs = [t for _, t in self._tensors(outputs)]
             ins = self._tensors(inputs)
             vectors = [t for _, t in self._tensors(grad_outputs)] if grad_outputs is not None else None
-            with self._replay(outs) as replay:
+            with self._replay(outs, [t for _, t in ins]) as replay:
                 result["replay"] = replay.steps
                 grads = torch.autograd.grad(outs, [t for _, t in ins], grad_outputs=vectors,
                                             retain_graph=retain_graph, create_graph=create_graph,
@@ -414,9 +460,10 @@ class AutogradActions:
             return []
         return [node_id(node) for node in reachable_nodes([root.grad_fn]) if released(node)]
 
-    def _replay(self, roots: list[Any]) -> _Replay:
+    def _replay(self, roots: list[Any], captured: list[Any] | None = None) -> _Replay:
+        """Record the pass from ``roots``; ``captured``: the inputs of a ``torch.autograd.grad``."""
         nodes = [t.grad_fn for t in roots if t.grad_fn is not None]
-        return _Replay(nodes, self._names(), self._snapshot)
+        return _Replay(nodes, self._names(), self._snapshot, captured)
 
     def _retained_grads_kept(self) -> _GradsKept:
         return _GradsKept([t for _, t in self._frame_tensors() if t.retains_grad])
