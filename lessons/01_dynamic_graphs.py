@@ -63,8 +63,9 @@ def graph_nodes(tensor):
 #   that knows how to send gradients back to `a` and `w`.
 # - Step over `c = torch.exp(b)` and `loss = c.sum()`: each line adds exactly one node
 #   (`ExpBackward0`, then `SumBackward0`). Nothing was declared in advance.
-# - The `print("nodes behind loss:"` line walks the graph backwards from `loss`;
-#   `AccumulateGrad` nodes are where gradients for the leaves will be stored.
+# - The `print("nodes behind loss:"` line walks the graph backwards from `loss`. It ends
+#   at two `AccumulateGrad` nodes, one per leaf: during backward each one *adds* the
+#   gradient that reaches it into its leaf's `.grad` (lesson 7 shows the adding up).
 # [zh]
 # ## 观察计算图的生长
 # `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
@@ -73,8 +74,9 @@ def graph_nodes(tensor):
 #   传回 `a` 和 `w`。
 # - 再单步执行 `c = torch.exp(b)` 和 `loss = c.sum()`：每一行正好新增一个节点
 #   （`ExpBackward0`，然后是 `SumBackward0`），事先没有声明任何东西。
-# - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图；
-#   `AccumulateGrad` 节点就是叶子张量的梯度最终存放的地方。
+# - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图，
+#   最后到达两个 `AccumulateGrad` 节点，每个叶子一个：反向传播时，它把传到自己这里的梯度*累加*到
+#   对应叶子的 `.grad` 上（第 7 课会演示这种累加）。
 
 # %%
 a = torch.randn(3, requires_grad=True)
@@ -101,13 +103,13 @@ print("intermediate c (print it like any value):", c)
 #   `torch.isnan` in the order they were computed and reports the first one that has NaN.
 # [zh]
 # ## NaN 不是错误
-# 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN（“不是一个数”），之后所有依赖它的
-# 结果都会变成 NaN。（有些教程说这里会报错，其实不会。）
+# 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN（Not a Number，非数值），
+# 之后所有依赖它的结果都会变成 NaN。（有些教程说这里会报错，其实不会。）
 #
-# - 单步执行 `logged = torch.log(shifted)`，查看 `logged`：`shifted` 中为负的位置变成了
-#   `nan`，但程序照常往下运行。
-# - `scaled` 和 `result` 继承了 NaN。只看 `result` 无法知道它从哪里来。循环
-#   `for name, value in steps` 按计算顺序用 `torch.isnan` 检查每个中间结果，
+# - 单步执行 `logged = torch.log(shifted)`，查看 `logged`：
+#   `shifted` 中为负的位置变成了 `nan`，但程序照常往下运行。
+# - `scaled` 和 `result` 继承了 NaN。只看 `result` 无法知道它从哪里来。
+#   循环 `for name, value in steps` 按计算顺序用 `torch.isnan` 检查每个中间结果，
 #   报告第一个出现 NaN 的地方。
 
 # %%
@@ -143,11 +145,12 @@ print("NaN first appears in:", first_nan)
 #   which this lesson records and prints instead of letting them go to stderr.
 # [zh]
 # ## 只在反向传播中出现的 NaN
-# `safe_root` 用 `torch.where` 让 `sqrt` 避开负数，它本身确实没有 NaN。但 `torch.sqrt(leaf)`
-# 仍然对*每个*元素都算了一遍，它在 -1 处的梯度是 NaN；`where` 传回来的 0 乘上 NaN 还是 NaN。
+# `safe_root` 用 `torch.where` 让 `sqrt` 避开负数，它本身确实没有 NaN。
+# 但 `torch.sqrt(leaf)` 仍然对*每个*元素都算了一遍，它在 -1 处的梯度是 NaN；
+# `where` 传回来的 0 乘上 NaN 还是 NaN。
 #
-# `torch.autograd.detect_anomaly()` 会让 `backward()` 检查每个节点的输出，遇到第一个 NaN
-# 就报错，并指出是哪个节点、由哪一行前向代码创建的。
+# `torch.autograd.detect_anomaly()` 会让 `backward()` 检查每个节点的输出，
+# 遇到第一个 NaN 就报错，并指出是哪个节点、由哪一行前向代码创建的。
 #
 # - 单步执行 `try` 里的 `safe_root.sum().backward()`：错误信息点名 `SqrtBackward0`，
 #   捕获到的警告指向 `safe_root = torch.where(...)` 这一行。

@@ -46,8 +46,13 @@ def branchy(x):
 #   at `y_high.grad_fn`: `SinBackward0`.
 # - Do the same for `branchy(x_low)`: `y_low.grad_fn` is `CosBackward0`. The same function
 #   produced two different graphs.
-# - `torch.mean(x) > THRESHOLD` is a one-element bool tensor; `if` turns it into a Python
-#   `bool`. That conversion is why the comparison itself is not part of the graph.
+# - The comparison is not in the graph either. Look at `decision` after its line: a
+#   one-element bool tensor with `requires_grad` False and no `grad_fn`, although `x_high`
+#   requires grad. A comparison has no useful derivative, so its result never requires
+#   grad, whether or not an `if` reads it.
+# - What `if` adds is the call `bool(decision)`: that is where Python makes the choice,
+#   outside every tensor operation. This is why a tracer, which only sees tensor
+#   operations, cannot see the choice (lesson 10).
 # [zh]
 # ## 两个输入，两个分支
 # `base` 是随机数；`x_high` 和 `x_low` 是把同样的数值平移后得到的，均值恰好为 1.0 和 -1.0，
@@ -57,8 +62,11 @@ def branchy(x):
 #   是 `SinBackward0`。
 # - 对 `branchy(x_low)` 做同样的操作：`y_low.grad_fn` 是 `CosBackward0`。
 #   同一个函数得到了两张不同的计算图。
-# - `torch.mean(x) > THRESHOLD` 是只有一个元素的布尔张量，`if` 会把它转换成 Python 的
-#   `bool`。正因为做了这次转换，比较运算本身不会进入计算图。
+# - 比较运算同样不在图中。执行完 `decision` 那一行后查看它：这是只有一个元素的布尔张量，
+#   `requires_grad` 为 False，也没有 `grad_fn`，尽管 `x_high` 需要梯度。比较运算没有有意义的
+#   导数，所以它的结果从不需要梯度，不管有没有 `if` 读取它。
+# - `if` 额外做的是调用 `bool(decision)`：Python 正是在这里做出选择，这一步不属于任何张量
+#   运算。所以只能看到张量运算的追踪器看不到这个选择（见第 10 课）。
 
 # %%
 base = torch.randn(5)
@@ -70,6 +78,10 @@ y_low = branchy(x_low)
 print("mean of x_high:", x_high.mean().item(), "->", y_high.grad_fn.name())
 print("mean of x_low: ", x_low.mean().item(), "->", y_low.grad_fn.name())
 
+decision = torch.mean(x_high) > THRESHOLD
+print("decision:", decision, "| requires_grad:", decision.requires_grad, "| grad_fn:", decision.grad_fn)
+print("bool(decision):", bool(decision))
+
 # %% [markdown]
 # [en]
 # ## The gradient follows the branch that ran
@@ -78,8 +90,8 @@ print("mean of x_low: ", x_low.mean().item(), "->", y_low.grad_fn.name())
 # with `-torch.sin(x_low)`: each input got the gradient of its own branch.
 # [zh]
 # ## 梯度沿着实际执行的分支走
-# sin 的导数是 cos，cos 的导数是 -sin。两次 `backward()` 之后，把 `x_high.grad` 与
-# `torch.cos(x_high)` 比较，把 `x_low.grad` 与 `-torch.sin(x_low)` 比较：
+# sin 的导数是 cos，cos 的导数是 -sin。两次 `backward()` 之后，
+# 把 `x_high.grad` 与 `torch.cos(x_high)` 比较，把 `x_low.grad` 与 `-torch.sin(x_low)` 比较：
 # 每个输入得到的都是它自己那个分支的梯度。
 
 # %%

@@ -53,6 +53,10 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   `h_t.grad_fn` is a fresh `TanhBackward0` node, and the printed node count goes up by
 #   the same ten nodes: `SelectBackward0` for `inputs[t]`, three for each vector @ matrix
 #   product (unsqueeze, `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
+# - Step 0 prints 13, not 10. That pass makes only nine nodes, because `h₀` (the zeros we
+#   start from) needs no grad, so `h_t @ W_hh` makes two (see below). The other four are
+#   `AccumulateGrad` nodes, one for each leaf that requires grad (`inputs`, `W_xh`, `W_hh`,
+#   `b_h`); every later step reuses them, so from step 1 on each step adds exactly ten.
 # - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
 #   backward, we can see that the gradient reached every step.
 #
@@ -71,10 +75,15 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   outline the nodes of that addition. F10 finishes the line.
 # [zh]
 # ## 图每一步长出一块
-# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。每次 `h_t.grad_fn` 都是一个新的
-#   `TanhBackward0` 节点，打印出的节点数每次都增加同样的十个：取出 `inputs[t]` 的
-#   `SelectBackward0`，每个“向量 @ 矩阵”乘积三个（unsqueeze、`MmBackward0`、squeeze），
+# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。
+#   每次 `h_t.grad_fn` 都是一个新的 `TanhBackward0` 节点，
+#   打印出的节点数每次都增加同样的十个：取出 `inputs[t]` 的 `SelectBackward0`，
+#   每个“向量 @ 矩阵”乘积三个（unsqueeze、`MmBackward0`、squeeze），
 #   两个 `AddBackward0`，以及一个 `TanhBackward0`。
+# - 第 0 步打印的是 13，而不是 10。这一轮只生成九个节点，因为起始的 `h₀`（全零张量）不需要
+#   梯度，所以 `h_t @ W_hh` 只生成两个（见下文）。另外四个是 `AccumulateGrad` 节点，每个需要
+#   梯度的叶子一个（`inputs`、`W_xh`、`W_hh`、`b_h`）；后面的每一步都复用它们，因此从第 1 步
+#   起每步正好增加十个。
 # - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
 #   这样反向传播之后就能看到梯度到达了每一步。
 #
@@ -141,8 +150,8 @@ for t, h in enumerate(hidden_states):
 # - The gradients match too: `rnn.weight_hh_l0.grad` equals `W_hh.grad` transposed.
 # [zh]
 # ## 用 nn.RNN 做同样的事
-# `nn.RNN` 替你运行这个循环（用的是优化过的代码）。它把权重转置存放（`weight_ih_l0`
-# 的形状是 隐藏维度 x 输入维度），而且有两个偏置；我们把自己的张量拷进去，并把第二个偏置设为零。
+# `nn.RNN` 替你运行这个循环（用的是优化过的代码）。它把权重转置存放：`weight_ih_l0` 的形状是
+# “隐藏维度 x 输入维度”。它还有两个偏置；我们把自己的张量拷进去，并把第二个偏置设为零。
 #
 # - 执行 `out, h_n = rnn(...)` 之后，把 `h_n` 与我们最后的 `h_t` 比较：二者一致。
 # - 梯度也一致：`rnn.weight_hh_l0.grad` 等于 `W_hh.grad` 的转置。

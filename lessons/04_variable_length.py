@@ -43,7 +43,7 @@ lengths = torch.tensor([len(seq) for seq in sequences])
 # [zh]
 # ## 填充与掩码
 # - 单步执行 `padded = pad_sequence(...)`，查看它的形状：(3, 5, 3)，因为 `batch_first=True`，
-#   含义是（批大小, 最长长度, 特征数）。第 1 行原本只有两步，后三步都是零。
+#   含义是（批大小，最长长度，特征数）。第 1 行原本只有两步，后三步都是零。
 # - `mask` 在真实时间步为 True，在填充处为 False。`masked_mean` 借助它，使填充的零不会
 #   拉低平均值；把它和 `padded.mean(dim=1)` 比较一下。
 
@@ -70,8 +70,8 @@ print("row 1, naive mean: ", naive_mean[1])
 # - `packed.data` has 11 rows = 4 + 2 + 5 real steps; no padding is stored.
 # [zh]
 # ## 打包与 batch_sizes
-# `pack_padded_sequence` 只保存真实的时间步，并按时间步依次排列。`enforce_sorted=False`
-# 让它自己按长度给批次排序（之后再还原顺序）。
+# `pack_padded_sequence` 只保存真实的时间步，并按时间步依次排列。
+# `enforce_sorted=False` 让它自己按长度给批次排序（之后再还原顺序）。
 #
 # - 查看 `packed.batch_sizes`：`[3, 3, 2, 2, 1]`。第 0、1 步三条序列都还在；第 2、3 步
 #   只剩两条（长度为 2 的那条已经结束）；第 4 步只剩长度为 5 的那条。GRU 在这些时间步
@@ -100,8 +100,8 @@ print("unpacked output shape:", tuple(out.shape), "lengths:", out_lengths.tolist
 #   gradient, the three padded steps get exactly zero.
 # [zh]
 # ## 为什么打包能跳过填充
-# - `h_n` 保存的是每条序列在*自己*最后一个真实时间步之后的状态：`last_real` 取出
-#   `out[i, length_i - 1]`，比较结果打印为 True。
+# - `h_n` 保存的是每条序列在*自己*最后一个真实时间步之后的状态：
+#   `last_real` 取出 `out[i, length_i - 1]`，比较结果打印为 True。
 # - 直接把 `padded` 送进 GRU（得到 `h_unpacked`）时，填充的零也会经过循环单元，
 #   于是两条较短序列的最终状态不同了：它们被填充值带偏了。
 # - `out.sum().backward()` 之后查看 `padded.grad[1]`：两个真实时间步有梯度，

@@ -9,19 +9,19 @@ complex tensors can require grad; and ``detach()``, which shares data but leaves
 # %% [markdown]
 # [en]
 # # requires_grad and leaf tensors
-# How a tensor joins the graph, which tensors are leaves, and how detach() takes one out.
+# How a tensor joins the graph, which tensors are leaves, and how detach() gives you one outside it.
 #
 # Autograd only records operations whose inputs include at least one tensor with
 # `requires_grad=True`. Tensors you create yourself are *leaves*: the graph starts at them,
-# and `backward()` stores gradients in their `.grad`. Everything computed from them is a
+# and `backward()` adds gradients into their `.grad`. Everything computed from them is a
 # non-leaf with a `grad_fn` that remembers how it was made.
 # [zh]
 # # requires_grad 与叶子张量
-# 张量如何加入计算图、哪些张量是叶子，以及 detach() 如何把张量从图中取出来。
+# 张量如何加入计算图、哪些张量是叶子，以及如何用 detach() 得到脱离计算图的张量。
 #
 # 只有当某个运算的输入中至少有一个张量设置了 `requires_grad=True` 时，autograd 才会记录
-# 这个运算。你自己创建的张量是*叶子*：计算图从它们开始，`backward()` 把梯度存进它们的
-# `.grad`。由它们算出的其他张量都不是叶子，带有一个记录其来历的 `grad_fn`。
+# 这个运算。你自己创建的张量是*叶子张量*（叶子节点）：计算图从它们开始，`backward()` 把梯度
+# 累加进它们的 `.grad`。由它们算出的其他张量都不是叶子，带有一个记录其来历的 `grad_fn`。
 
 # %%
 import torch
@@ -40,8 +40,8 @@ torch.manual_seed(0)
 #   grad by default, so you never set the flag on a model's weights yourself.
 # [zh]
 # ## 两种方式声明需要梯度
-# - 单步执行 `x = torch.tensor(..., requires_grad=True)`：在变量视图中，`x` 的
-#   `requires_grad` 为 True，`is_leaf` 为 True，`grad_fn` 为 None。
+# - 单步执行 `x = torch.tensor(..., requires_grad=True)`：在变量视图中，
+#   `x` 的 `requires_grad` 为 True，`is_leaf` 为 True，`grad_fn` 为 None。
 # - `y` 创建时不需要梯度。单步执行 `y.requires_grad_(True)`：末尾的下划线表示“原地修改
 #   这个张量”，此后 `y` 也需要梯度了。
 # - `layer = nn.Linear(3, 1)`：它的 `weight` 和 `bias` 是 `Parameter`，默认就需要梯度，
@@ -95,9 +95,9 @@ print("x.grad:", x.grad, "| y.grad:", y.grad)
 # message. Convert with `.float()` first if you need gradients.
 # [zh]
 # ## 整数不能要求梯度
-# 梯度描述的是微小的变化，而整数无法只变化一点点。单步执行 `try` 中创建带
-# `requires_grad=True` 的整数张量的那一行，读一读 PyTorch 的报错。如果需要梯度，
-# 先用 `.float()` 转换类型。
+# 梯度描述的是微小的变化，而整数无法只变化一点点。
+# 单步执行 `try` 中创建带 `requires_grad=True` 的整数张量的那一行，读一读 PyTorch 的报错。
+# 如果需要梯度，先用 `.float()` 转换类型。
 
 # %%
 counts = torch.tensor([1, 2, 3])
@@ -125,20 +125,27 @@ print("as_float.requires_grad:", as_float.requires_grad)
 # %%
 frozen = z.detach()
 print("frozen:", frozen.requires_grad, frozen.grad_fn)
-print("shares memory with z:", frozen.data_ptr() == z.data_ptr())
+shares_memory = frozen.data_ptr() == z.data_ptr()
+print("shares memory with z:", shares_memory)
 independent = z.detach().clone()
-print("clone shares memory:", independent.data_ptr() == z.data_ptr())
+clone_shares_memory = independent.data_ptr() == z.data_ptr()
+print("clone shares memory:", clone_shares_memory)
 
 # %% [markdown]
 # [en]
 # ## Try it
 # 1. Remove `y.requires_grad_(True)`: after backward, `y.grad` is None, and `z` still
 #    requires grad because `x` does.
-# 2. Call `layer.weight.requires_grad_(False)` and check that `layer(x).grad_fn` still
-#    exists (the bias is still tracked). This is how layers are "frozen" in fine-tuning.
+# 2. Freeze the weight as fine-tuning does: call `layer.weight.requires_grad_(False)`, then
+#    `layer(x).sum().backward()`. `layer.bias.grad` is filled in and `layer.weight.grad`
+#    stays None. (`layer(x).grad_fn` is no sign of a freeze: it exists even with weight and
+#    bias frozen, because `x` requires grad. `layer(x.detach())` with both frozen has none.)
 # [zh]
 # ## 动手试试
 # 1. 删掉 `y.requires_grad_(True)`：反向传播之后 `y.grad` 为 None，而 `z` 仍然需要梯度，
 #    因为 `x` 需要。
-# 2. 调用 `layer.weight.requires_grad_(False)`，确认 `layer(x).grad_fn` 仍然存在
-#    （偏置还在被跟踪）。微调时“冻结”层就是这样做的。
+# 2. 像微调时那样冻结权重：调用 `layer.weight.requires_grad_(False)`，
+#    再执行 `layer(x).sum().backward()`。`layer.bias.grad` 被填入了梯度，
+#    而 `layer.weight.grad` 仍然是 None。（`layer(x).grad_fn` 说明不了是否冻结：
+#    即使权重和偏置都冻结了，它也存在，因为 `x` 需要梯度。两者都冻结时，
+#    `layer(x.detach())` 就没有 `grad_fn` 了。）

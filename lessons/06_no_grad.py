@@ -90,42 +90,69 @@ print("prediction.requires_grad:", prediction.requires_grad)
 
 # %% [markdown]
 # [en]
-# ## inference_mode: faster, and final
+# ## inference_mode: faster, with strings attached
 # `torch.inference_mode()` also skips the version counters and view tracking that autograd
 # would need later, so it is a little cheaper than `no_grad`. The price: tensors made inside
-# it are *inference tensors* and can never join a graph afterwards.
+# it are *inference tensors*, and outside the block autograd limits what they can do.
 #
 # - After the `with torch.inference_mode():` block, `fast.is_inference()` is True.
-# - Step over the `try`: multiplying `fast` with `x` and calling backward fails; read the
-#   message. Use `no_grad` when the results may be used for training later.
+# - `fast` may still be an input of a recorded operation: `(fast + x).sum().backward()`
+#   works, because an addition saves no tensor for backward (lesson 9). `x.grad` is all ones.
+# - Step over the three `try` blocks; each one fails, and its message is printed:
+#   `fast * x` (its `MulBackward0` would have to save `fast` for backward), `fast.add_(1)`
+#   (an in-place change) and `fast.requires_grad_()`.
+# - `fast.clone()` is an ordinary tensor again: `normal * x` is recorded as usual. Use
+#   `no_grad` instead when the results may be used for training later.
 # [zh]
-# ## inference_mode：更快，但不可回头
-# `torch.inference_mode()` 还会跳过 autograd 以后才需要的版本计数和视图跟踪，因此比
-# `no_grad` 略省一些。代价是：在其中创建的张量是*推理张量*，之后再也不能进入计算图。
+# ## inference_mode：更快，但有限制
+# `torch.inference_mode()` 还会跳过 autograd 以后才需要的版本计数和视图跟踪，
+# 因此比 `no_grad` 略省一些。代价是：在其中创建的张量是*推理张量*，离开这个块之后，
+# autograd 会限制它们的用法。
 #
 # - `with torch.inference_mode():` 块结束后，`fast.is_inference()` 为 True。
-# - 单步执行 `try`：把 `fast` 与 `x` 相乘再求反向传播会失败；读一读报错信息。
-#   如果结果以后可能用于训练，请使用 `no_grad`。
+# - `fast` 仍然可以作为被记录运算的输入：`(fast + x).sum().backward()` 能够成功，因为加法
+#   不需要为反向传播保存张量（见第 9 课）。`x.grad` 全为 1。
+# - 依次单步执行三个 `try` 块，每个都会失败，并打印报错信息：
+#   `fast * x`（它的 `MulBackward0` 需要为反向传播保存 `fast`）、
+#   `fast.add_(1)`（原地修改）以及 `fast.requires_grad_()`。
+# - `fast.clone()` 又是一个普通张量：`normal * x` 会像平常一样被记录。如果结果以后可能
+#   用于训练，请改用 `no_grad`。
 
 # %%
 with torch.inference_mode():
     fast = x * 2
 print("fast.is_inference():", fast.is_inference(), "| fast.requires_grad:", fast.requires_grad)
+
+(fast + x).sum().backward()
+print("fast + x is fine, x.grad:", x.grad)
 try:
-    (fast * x).sum().backward()
+    product = fast * x
 except RuntimeError as err:
-    print("inference tensor in a graph:", err)
-else:
-    print("backward worked, x.grad:", x.grad)
+    print("fast * x:", err)
+try:
+    fast.add_(1)
+except RuntimeError as err:
+    print("fast.add_(1):", err)
+try:
+    fast.requires_grad_()
+except RuntimeError as err:
+    print("fast.requires_grad_():", err)
+
+normal = fast.clone()
+print("normal.is_inference():", normal.is_inference(), "| (normal * x).grad_fn:", (normal * x).grad_fn.name())
 
 # %% [markdown]
 # [en]
 # ## Try it
 # 1. Inside the `no_grad` block add `x.requires_grad_(False)`: now the input really changes,
-#    and `tracked` after the block has no `grad_fn`.
-# 2. Replace `torch.inference_mode()` with `torch.no_grad()`: the `try` block now succeeds.
+#    and `tracked` after the block has no `grad_fn`. The change lasts: the lesson now stops
+#    at `(fast + x).sum().backward()` with "element 0 of tensors does not require grad".
+# 2. Replace `torch.inference_mode()` with `torch.no_grad()`: `fast` is an ordinary tensor
+#    that does not require grad, so all three `try` blocks now succeed.
 # [zh]
 # ## 动手试试
-# 1. 在 `no_grad` 块里加上 `x.requires_grad_(False)`：这次输入真的被改了，块之后的
-#    `tracked` 没有 `grad_fn`。
-# 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`try` 块就能成功执行了。
+# 1. 在 `no_grad` 块里加上 `x.requires_grad_(False)`：这次输入真的被改了，
+#    块之后的 `tracked` 没有 `grad_fn`。这个改动会一直保留：
+#    课程随后会停在 `(fast + x).sum().backward()`，报错“element 0 of tensors does not require grad”。
+# 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`fast` 成了不需要梯度的普通张量，
+#    三个 `try` 块都能成功执行了。

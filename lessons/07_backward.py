@@ -36,14 +36,14 @@ torch.manual_seed(0)
 #
 # - Step over `loss.backward()` and look at `w.grad`; then compare it with `expected`
 #   on the next line: they are equal.
-# - `x` has no `.grad`: it does not require grad, so backward does not stop there.
+# - `x` has no `.grad`: it does not require grad, so backward computes no gradient for it.
 # [zh]
 # ## 标量损失与解析梯度
-# 设 `h = x * w`，`loss = sum(h**2)`，由链式法则得
-# dloss/dw = 2 * h * x = 2 * w * x**2。
+# 设 `h = x * w`，`loss = sum(h**2)`，
+# 由链式法则得 dloss/dw = 2 * h * x = 2 * w * x**2。
 #
 # - 单步执行 `loss.backward()`，查看 `w.grad`，再与下一行的 `expected` 比较：二者相等。
-# - `x` 没有 `.grad`：它不需要梯度，反向传播不会在它那里停留。
+# - `x` 没有 `.grad`：它不需要梯度，所以反向传播不会为它计算梯度。
 
 # %%
 x = torch.tensor([1.0, 2.0, 3.0])
@@ -63,6 +63,9 @@ print("expected:", expected)
 #
 # - Step over `h2.retain_grad()`: it asks autograd to keep the gradient of this one
 #   non-leaf. After `loss2.backward()`, `h2.grad` equals 2 * h2.
+# - Look at `w.grad` after `loss2.backward()` too: it is now twice `expected`. `loss2` is
+#   the same computation as `loss`, and its backward *added* the same gradient onto the one
+#   already there. That is accumulation, the subject of the last section.
 # [zh]
 # ## 非叶子张量不保留 .grad
 # 为了节省内存，autograd 只为叶子保存梯度。读取 `h.grad` 得到 None，PyTorch 还会发出警告；
@@ -70,6 +73,9 @@ print("expected:", expected)
 #
 # - 单步执行 `h2.retain_grad()`：它要求 autograd 保留这个非叶子的梯度。
 #   `loss2.backward()` 之后，`h2.grad` 等于 2 * h2。
+# - `loss2.backward()` 之后也看一看 `w.grad`：它现在是 `expected` 的两倍。
+#   `loss2` 与 `loss` 的计算完全相同，它的反向传播把同样的梯度*累加*到了已有的梯度上。这就是累加，
+#   也是最后一节的主题。
 
 # %%
 with warnings.catch_warnings(record=True) as caught:
@@ -83,6 +89,7 @@ h2.retain_grad()
 loss2 = (h2**2).sum()
 loss2.backward()
 print("h2.grad:", h2.grad, "| 2 * h2:", 2 * h2.detach())
+print("w.grad after a second backward:", w.grad, "| 2 * expected:", 2 * expected)
 
 # %% [markdown]
 # [en]

@@ -14,13 +14,14 @@ gradient per *input*, summed over the outputs (not one per output).
 #
 # `backward()` writes into `.grad` of every leaf it reaches. `torch.autograd.grad` instead
 # returns the gradients of `outputs` with respect to the `inputs` you list, as a tuple in
-# the same order as `inputs`, and stores nothing.
+# the same order as `inputs`, and writes no `.grad` at all.
 # [zh]
 # # torch.autograd.grad
 # 只求你想要的梯度，以元组形式拿回来，还可以对它们再求导。
 #
-# `backward()` 会写入它所到达的每个叶子的 `.grad`。`torch.autograd.grad` 则返回 `outputs`
-# 对你列出的 `inputs` 的梯度，以与 `inputs` 顺序相同的元组返回，不存储任何东西。
+# `backward()` 会写入它所到达的每个叶子的 `.grad`。
+# `torch.autograd.grad` 则返回 `outputs` 对你列出的 `inputs` 的梯度，
+# 以与 `inputs` 顺序相同的元组返回，不会写入任何 `.grad`。
 
 # %%
 import torch
@@ -124,7 +125,7 @@ print("one gradient per input:", len(per_input), "| d/dx:", per_input[0], "| d/d
 #    `first` no longer has a graph to differentiate.
 # [zh]
 # ## 动手试试
-# 1. 把 `weights` 改成 `[torch.ones_like(y), torch.tensor(0.0)]`：`combined[0]`
-#    变成只有 `y.sum()` 的梯度，即 2x。
-# 2. 删掉 `create_graph=True`：第二次调用 `torch.autograd.grad` 会失败，因为 `first`
-#    已经没有可以求导的计算图了。
+# 1. 把 `weights` 改成 `[torch.ones_like(y), torch.tensor(0.0)]`：
+#    `combined[0]` 变成只有 `y.sum()` 的梯度，即 2x。
+# 2. 删掉 `create_graph=True`：第二次调用 `torch.autograd.grad` 会失败，
+#    因为 `first` 已经没有可以求导的计算图了。

@@ -42,8 +42,8 @@ x = torch.randn(3, requires_grad=True)
 #   backward through the graph a second time". The message itself suggests `retain_graph=True`.
 # [zh]
 # ## 第二次 backward 失败
-# - 在 `loss.backward()` 之前，查看打印出的 `y.grad_fn._saved_result`：`ExpBackward0`
-#   保留了自己的输出，这正是它计算梯度时需要的张量。
+# - 在 `loss.backward()` 之前，查看打印出的 `y.grad_fn._saved_result`：
+#   `ExpBackward0` 保留了自己的输出，这正是它计算梯度时需要的张量。
 # - 单步执行 `loss.backward()`，再执行第一个 `try`：此时读取保存的张量会报错，
 #   因为 backward 已经把它释放了。
 # - 单步执行第二个 `try`：再次调用 `loss.backward()` 会失败，提示
@@ -97,8 +97,8 @@ print("x.grad:", x.grad, "| 2 * exp(x):", 2 * torch.exp(x.detach()))
 # [zh]
 # ## 内存代价
 # `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量。`big` 有五十万个 float32 元素
-# （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；`exp` 的输出恰好就是 `sin`
-# 保存的输入，所以总共是 4 MB。
+# （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；
+# `exp` 的输出恰好就是 `sin` 保存的输入，所以总共是 4 MB。
 #
 # - `deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 仍然报告这些张量：
 #   只要 `deep` 还在，被保留的计算图就一直占着这块内存。
@@ -154,9 +154,11 @@ print("two passes without retain_graph, x.grad:", x.grad)
 # ## Try it
 # 1. Change `simple = (x + 1).sum()` to `(x * 2).sum()`: the second backward now fails.
 # 2. Change `torch.exp(x)` in the first cell to `x + 3`: `_saved_result` no longer exists
-#    (an AttributeError), because `AddBackward0` saves nothing.
+#    (an AttributeError), because `AddBackward0` saves no tensor: it keeps only the number
+#    `alpha` (the scale of the second operand, here 1), as `_saved_alpha`.
 # [zh]
 # ## 动手试试
 # 1. 把 `simple = (x + 1).sum()` 改成 `(x * 2).sum()`：第二次 backward 就会失败。
 # 2. 把第一段代码里的 `torch.exp(x)` 改成 `x + 3`：`_saved_result` 不存在了
-#    （AttributeError），因为 `AddBackward0` 什么都不保存。
+#    （AttributeError），因为 `AddBackward0` 不保存任何张量：它只保留一个数 `alpha`
+#    （第二个操作数的系数，这里是 1），即 `_saved_alpha`。

@@ -4,7 +4,9 @@ What it teaches: ``torch.jit.trace`` records the operations one example input ra
 data-dependent ``if`` is frozen to the branch that example took (with a TracerWarning, and
 a wrong answer for inputs that should take the other branch); ``torch.jit.script`` compiles
 the Python source and keeps the ``if``; TorchScript is deprecated in current PyTorch, and
-the modern route is ``torch.export`` with ``torch.cond`` for data-dependent branches. Every
+the modern route is ``torch.export`` with ``torch.cond`` for data-dependent branches, and
+``torch.compile``, which splits the model into graphs at the ``if`` (a graph break) and lets
+Python decide in between, shown with ``backend="eager"`` and ``torch._dynamo.explain``. Every
 step is guarded so the lesson runs on any PyTorch that has (or no longer has) these APIs,
 and every expected warning is captured and printed instead of going to stderr.
 """
@@ -12,7 +14,7 @@ and every expected warning is captured and printed instead of going to stderr.
 # %% [markdown]
 # [en]
 # # From dynamic to static: trace, script and export
-# Tracing freezes the branch one example took; scripting and torch.export with torch.cond keep the decision.
+# Tracing freezes the branch one example took; script, export with torch.cond, and compile keep the decision.
 #
 # A static graph can be optimised, saved and run without Python, which is what deployment
 # wants. Converting a dynamic model is easy until the model makes a decision based on
@@ -20,18 +22,20 @@ and every expected warning is captured and printed instead of going to stderr.
 #
 # TorchScript (`torch.jit.trace` and `torch.jit.script`) was PyTorch's first answer. It is
 # deprecated in current releases in favour of `torch.export` (a whole-program graph for
-# deployment) and `torch.compile` (a faster model inside Python). `torch.compile` needs a C
-# compiler and takes a while on first use, so this lesson only uses `torch.export`.
+# deployment) and `torch.compile` (a faster model inside Python). Only the default backend
+# of `torch.compile`, Inductor, generates C++ and so needs a C compiler; the last code cell
+# uses `backend="eager"`, which runs anywhere and shows how the `if` is handled.
 # [zh]
 # # 从动态到静态：trace、script 与 export
-# 追踪会把示例输入走过的分支固定下来；script 以及 torch.export 配合 torch.cond 则保留了判断。
+# 追踪会把示例输入走过的分支固定下来；script、配合 torch.cond 的 export 以及 compile 都保留了判断。
 #
 # 静态图可以被优化、保存，并脱离 Python 运行，这正是部署所需要的。转换一个动态模型本来很简单，
 # 但如果模型要根据数据做判断，*如何*捕获计算图就很重要了。
 #
 # TorchScript（`torch.jit.trace` 和 `torch.jit.script`）是 PyTorch 最早的方案。在当前版本中它已被
 # 弃用，取而代之的是 `torch.export`（为部署导出完整的程序图）和 `torch.compile`（在 Python 中
-# 让模型跑得更快）。`torch.compile` 需要 C 编译器，首次使用也比较慢，所以本课只使用 `torch.export`。
+# 让模型跑得更快）。只有 `torch.compile` 的默认后端 Inductor 会生成 C++ 代码，因而需要 C 编译器；
+# 最后一个代码单元使用 `backend="eager"`，它在任何环境下都能运行，并能展示 `if` 是如何处理的。
 
 # %%
 import contextlib
@@ -91,8 +95,8 @@ expected = model(negative)
 # 不是张量运算，所以只保留了实际执行的那个分支。
 #
 # - 单步执行 `traced = torch.jit.trace(model, positive)`。打印出的警告中有一条 `TracerWarning`
-#   （“把张量转换成 Python 布尔值可能导致追踪结果不正确”），在较新的 PyTorch 上还有一条
-#   `DeprecationWarning`。
+#   （“把张量转换成 Python 布尔值可能导致追踪结果不正确”），
+#   在较新的 PyTorch 上还有一条 `DeprecationWarning`。
 # - 把 `traced(negative)` 与 `expected` 比较：符号错了，因为追踪得到的图从不取反。
 #   `traced.code` 显示的图里根本没有 `if`。
 
@@ -144,9 +148,12 @@ if scripted is not None:
 # %% [markdown]
 # [en]
 # ## The modern route: torch.export and torch.cond
-# `torch.export` captures a graph without running your `if` as Python: when the plain
-# `SignFlip` is exported, it stops with an error about a data-dependent condition instead
-# of silently picking a branch (the first `try`, its message is printed).
+# By default `torch.export` does run `forward` as Python, but on *fake* tensors: tensors
+# that have a shape and a dtype and no values. At the `if`, Python asks for
+# `bool(x.mean() > 0)`, and a fake tensor has no value to answer with. So exporting the plain
+# `SignFlip` stops with a `GuardOnDataDependentSymNode` error ("Could not guard on
+# data-dependent expression") instead of silently picking a branch (the first `try`
+# prints the error's type and first line).
 #
 # `torch.cond(predicate, true_fn, false_fn, operands)` states the branch as an operation,
 # so both sides go into the graph and the choice is made at run time.
@@ -156,8 +163,11 @@ if scripted is not None:
 # - `exported.module()(negative)` matches `expected`.
 # [zh]
 # ## 现代方案：torch.export 与 torch.cond
-# `torch.export` 捕获计算图时不会把你的 `if` 当作 Python 来执行：导出原来的 `SignFlip` 时，
-# 它会因为条件依赖数据而报错，而不是悄悄选一个分支（见第一个 `try`，会打印报错信息）。
+# 默认情况下 `torch.export` 确实会把 `forward` 当作 Python 来执行，但用的是*伪张量*（fake
+# tensor）：只有形状和数据类型、没有数值的张量。执行到 `if` 时，
+# Python 需要求出 `bool(x.mean() > 0)`，而伪张量没有数值可以回答。所以导出原来的 `SignFlip` 时，
+# 它会抛出 `GuardOnDataDependentSymNode` 错误（“Could not guard on data-dependent expression”），
+# 而不是悄悄选一个分支（第一个 `try` 会打印错误的类型和第一行）。
 #
 # `torch.cond(predicate, true_fn, false_fn, operands)` 把分支写成一个运算，两边都会进入计算图，
 # 到运行时再做选择。
@@ -188,7 +198,7 @@ if hasattr(torch, "export") and hasattr(torch, "cond"):
         with contextlib.redirect_stderr(io.StringIO()):
             torch.export.export(model, (positive,))
     except Exception as err:
-        print("exporting the plain if:", str(err).splitlines()[0])
+        print("exporting the plain if:", type(err).__name__, "-", str(err).splitlines()[0])
     cond_model = CondFlip(model.linear)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -203,15 +213,73 @@ else:
 
 # %% [markdown]
 # [en]
+# ## torch.compile: a graph break at the `if`
+# `torch.compile` turns Python bytecode into graphs (its front end is called Dynamo). When it
+# reaches a decision it cannot put in a graph, such as our `if`, it does not guess: it ends
+# the graph there (a *graph break*), lets Python make the choice, and starts a new graph
+# after it. The compiled model therefore gives the right answer for both signs.
+#
+# - `backend="eager"` runs the captured graphs with ordinary PyTorch instead of generating
+#   code, so it needs no compiler. Step over `compiled_out = compiled(negative)`: it
+#   matches `expected`.
+# - Step *into* that line instead: the debugger stops in `forward`, then in a function named
+#   `torch_dynamo_resume_in_forward_at_` plus the line of the `if`. That is the code after
+#   the break, which Dynamo made into a function of its own; the `return` lines never run
+#   as Python, because their graph runs instead.
+# - `torch._dynamo.explain(model)(positive)` reports what Dynamo did: two graphs and one
+#   graph break, at the `if x.mean() > 0:` line. Graph 1 ends with the comparison and
+#   returns it; graph 2 is the branch that ran (`linear`).
+# - Dynamo stores a few helpers among the lesson's globals, named `__builtins_dict___` and a
+#   number; they appear in the variables view after this cell.
+# [zh]
+# ## torch.compile：在 `if` 处断图
+# `torch.compile` 把 Python 字节码转换成计算图（它的前端叫 Dynamo）。遇到无法放进图里的
+# 判断（比如这里的 `if`）时，它不会去猜：它在那里结束当前的图（称为*断图*，graph break），
+# 让 Python 做出选择，然后在选择之后开始一张新图。所以编译后的模型对正负两种输入都给出
+# 正确的结果。
+#
+# - `backend="eager"` 用普通的 PyTorch 运行捕获到的图，不生成代码，因此不需要编译器。
+#   单步执行 `compiled_out = compiled(negative)`：结果与 `expected` 一致。
+# - 改为单步进入这一行：调试器先停在 `forward` 中，然后停在一个函数里，
+#   它的名字是 `torch_dynamo_resume_in_forward_at_` 加上 `if` 所在的行号。
+#   它是断图之后的代码，Dynamo 把它单独做成了一个函数；两行 `return` 从不作为 Python 执行，
+#   执行的是它们的图。
+# - `torch._dynamo.explain(model)(positive)` 报告 Dynamo 做了什么：两张图、一次断图，
+#   位置在 `if x.mean() > 0:` 这一行。第 1 张图以比较运算结束并把结果返回；第 2 张图是
+#   实际执行的分支（`linear`）。
+# - Dynamo 会在课程的全局变量中放几个辅助对象，名字是 `__builtins_dict___` 加一个数字；
+#   执行完这个单元后，它们会出现在变量视图里。
+
+# %%
+explanation = None
+if hasattr(torch, "compile") and hasattr(torch, "_dynamo"):
+    compiled = torch.compile(model, backend="eager")
+    compiled_out = compiled(negative)
+    print("compiled matches eager on negative input:", torch.allclose(compiled_out, expected))
+    explanation = torch._dynamo.explain(model)(positive)
+    graph_count, break_count = explanation.graph_count, explanation.graph_break_count
+    print("graphs:", graph_count, "| graph breaks:", break_count)
+    for reason in explanation.break_reasons:
+        frame = reason.user_stack[-1]
+        print(f"graph break at line {frame.lineno}: {frame.line} ({reason.reason})")
+    for number, graph in enumerate(explanation.graphs, 1):
+        print(f"graph {number}:", graph.code.strip())
+else:
+    print("This PyTorch has no torch.compile; skipping.")
+
+# %% [markdown]
+# [en]
 # ## Try it
 # 1. Trace with `negative` instead of `positive`: now the traced model is right for
 #    negative inputs and wrong for positive ones.
 # 2. Replace the `if` in `SignFlip.forward` with
 #    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`: a branch-free form
-#    that trace, script and export all handle correctly.
+#    that trace, script and export all handle correctly, and that `torch.compile` captures
+#    whole: `explain` reports one graph and no graph break.
 # [zh]
 # ## 动手试试
 # 1. 用 `negative` 代替 `positive` 做追踪：这时追踪出的模型对负输入是对的，对正输入反而错了。
-# 2. 把 `SignFlip.forward` 中的 `if` 换成
-#    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`：这种没有分支的写法，
-#    trace、script 和 export 都能正确处理。
+# 2. 把 `SignFlip.forward` 中的 `if` 换成下面这一行：
+#    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`。这种没有分支的写法，
+#    trace、script 和 export 都能正确处理，`torch.compile` 也能完整捕获：`explain` 报告
+#    只有一张图，没有断图。

@@ -40,8 +40,9 @@ x = torch.randn(3, requires_grad=True)
 #   only the number), so backward still works: `x.grad` is 2 * 3 = 6 everywhere.
 # [zh]
 # ## 观察 _version
-# - 依次单步执行 `b = x * 2`、`b.add_(1)` 和 `b.mul_(3)`，观察 `b._version`（变量视图中的
-#   `version` 一列）：0，然后 1，然后 2。普通的 `c = b + 1` 生成新张量，不会改变 `b._version`。
+# - 依次单步执行 `b = x * 2`、`b.add_(1)` 和 `b.mul_(3)`，观察 `b._version`
+#   （变量视图中的 `version` 一列）：0，然后 1，然后 2。
+#   普通的 `c = b + 1` 生成新张量，不会改变 `b._version`。
 # - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
 #   仍然正常：`x.grad` 处处等于 2 * 3 = 6。
 
@@ -63,7 +64,8 @@ print("x.grad:", x.grad)
 # `sigmoid` saves its *output*: its derivative is s * (1 - s). The node records that it
 # saved `s` at version 0.
 #
-# - Step over `s.mul_(2)`: `s._version` becomes 1, so the saved value is gone.
+# - Step over `s.mul_(2)`: `s._version` becomes 1. The node saved `s` itself, not a copy,
+#   so the value it saved has been overwritten with twice the sigmoid.
 # - Step over `s.sum().backward()` in the `try`: autograd compares versions and raises
 #   "one of the variables needed for gradient computation has been modified by an
 #   inplace operation", naming the tensor, its version and the one it expected.
@@ -72,7 +74,8 @@ print("x.grad:", x.grad)
 # ## 当计算图需要旧值时
 # `sigmoid` 保存的是它的*输出*：导数为 s * (1 - s)。节点记下了它保存的 `s` 的版本号是 0。
 #
-# - 单步执行 `s.mul_(2)`：`s._version` 变成 1，保存的值就被覆盖了。
+# - 单步执行 `s.mul_(2)`：`s._version` 变成 1。节点保存的是 `s` 本身而不是副本，
+#   所以它保存的值已经被覆盖成了 sigmoid 的两倍。
 # - 单步执行 `try` 中的 `s.sum().backward()`：autograd 比较版本号后报错
 #   “one of the variables needed for gradient computation has been modified by an inplace
 #   operation”，并指出是哪个张量、当前版本号以及期望的版本号。
@@ -105,8 +108,8 @@ print("out-of-place gradient is right:", torch.allclose(x.grad, expected))
 # `w._version` goes up by one.
 # [zh]
 # ## 对需要梯度的叶子做原地操作
-# 在记录计算图时原地修改叶子，相当于改写图的起点，所以会被拒绝：单步执行 `try` 中的
-# `w.add_(1)`，读一读报错信息。
+# 在记录计算图时原地修改叶子，相当于改写图的起点，所以会被拒绝：
+# 单步执行 `try` 中的 `w.add_(1)`，读一读报错信息。
 #
 # 更新权重恰恰就是这样的修改，因此优化器（以及第 13 课）都在 `torch.no_grad()` 中进行。
 # 单步执行 `with torch.no_grad():` 块：修改成功，`w._version` 增加 1。

@@ -21,8 +21,8 @@ compares your backward with finite differences and catches a wrong formula.
 # 自己编写 forward 和 backward，在计算图中看到自己的节点，并用 gradcheck 验证数学推导。
 #
 # autograd 知道每个内置运算的导数。当你需要一个它不认识的运算，或者想换一种反向计算方式
-# （数值更稳定的公式、直通估计器等）时，就写一个 `torch.autograd.Function`：`forward`
-# 用普通张量计算结果，`backward` 接收输出的梯度，返回每个输入的梯度。
+# （数值更稳定的公式、直通估计器等）时，就写一个 `torch.autograd.Function`：
+# `forward` 用普通张量计算结果，`backward` 接收输出的梯度，返回每个输入的梯度。
 
 # %%
 import torch
@@ -47,7 +47,7 @@ class Cube(torch.autograd.Function):
 
 # %% [markdown]
 # [en]
-# ## Your node in the graph
+# ## Your own node in the graph
 # Always call a Function through `.apply`, never by constructing it.
 #
 # - Step over `y = Cube.apply(x)` and look at `y.grad_fn`: its name is `CubeBackward`,
@@ -57,14 +57,14 @@ class Cube(torch.autograd.Function):
 #   where `grad_output` is all ones (from the sum) and `x` comes from `ctx.saved_tensors`.
 # - After backward, `x.grad` equals `3 * x**2`.
 # [zh]
-# ## 计算图中你的节点
+# ## 计算图里你自己的节点
 # 调用 Function 时总是用 `.apply`，不要直接构造它的实例。
 #
 # - 单步执行 `y = Cube.apply(x)`，查看 `y.grad_fn`：它的名字是 `CubeBackward`，即类名加上
 #   “Backward”。在 `forward` 内部 autograd 是关闭的，所以那里的 `x**3` 不会被记录，
 #   由你写的 `backward` 来代替它。
-# - 对 `loss.backward()` 使用“单步进入”：调试器会停在 `Cube.backward` 中，这时
-#   `grad_output` 全为 1（来自求和），`x` 来自 `ctx.saved_tensors`。
+# - 对 `loss.backward()` 使用“单步进入”：调试器会停在 `Cube.backward` 中，
+#   这时 `grad_output` 全为 1（来自求和），`x` 来自 `ctx.saved_tensors`。
 # - 反向传播之后，`x.grad` 等于 `3 * x**2`。
 
 # %%
@@ -88,12 +88,13 @@ print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 #   analytical one (yours).
 # [zh]
 # ## 用 gradcheck 检查 backward
-# `torch.autograd.gradcheck` 把每个输入微调一点点，测量输出的变化（有限差分），再与你的
-# `backward` 比较。请使用 float64 输入：在 float32 下，微调量会被舍入误差淹没。
+# `torch.autograd.gradcheck` 把每个输入微调一点点，测量输出的变化（有限差分），
+# 再与你的 `backward` 比较。请使用 float64 输入：在 float32 下，微调量会被舍入误差淹没。
 #
 # - `gradcheck(Cube.apply, ...)` 返回 True。
-# - `WrongCube` 的导数漏掉了一个 `x` 因子。单步执行 `try`：gradcheck 抛出
-#   `GradcheckError`，报错信息先列出数值雅可比矩阵，再列出解析雅可比矩阵（即你写的那个）。
+# - `WrongCube` 的导数漏掉了一个 `x` 因子。单步执行 `try`：
+#   gradcheck 抛出 `GradcheckError`，报错信息先列出数值雅可比矩阵，
+#   再列出解析雅可比矩阵（即你写的那个）。
 
 
 # %%

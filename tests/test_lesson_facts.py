@@ -131,6 +131,15 @@ def test_01_graph_appears_line_by_line_and_nan_is_not_an_error():
     assert f"raised at line {marker_line(run.path, 'product = left @ right', 1)}:" in run.stdout
 
 
+def test_01_anomaly_mode_names_the_safe_root_line_and_safe_root_has_no_nan():
+    run = Run("01", 'print("NaN in safe_root?"')
+    safe_root = run.at('print("NaN in safe_root?"')["safe_root"]
+    assert safe_root["nan"] == 0 and not np.isnan(values(safe_root)).any()
+    assert "NaN in safe_root? False" in run.stdout
+    line = marker_line(run.path, "safe_root = torch.where(")
+    assert f"line {line}, in <module> -> safe_root = torch.where(" in run.stdout
+
+
 def test_02_each_branch_records_its_own_graph():
     run = Run(
         "02", "y = torch.sin(x)", "y = torch.cos(x)", 'print("mean of x_high:"', 'print("x_high.grad == cos(x_high):"'
@@ -145,6 +154,19 @@ def test_02_each_branch_records_its_own_graph():
     assert np.allclose(values(x_high["grad"]), np.cos(values(x_high)), atol=1e-6)
     assert np.allclose(values(x_low["grad"]), -np.sin(values(x_low)), atol=1e-6)
     assert "step 3: mean=0.45 graph=CosBackward0" in run.stdout
+
+
+def test_02_the_comparison_is_outside_the_graph_and_the_means_are_exactly_one():
+    run = Run("02", 'print("decision:"')
+    seen = run.at('print("decision:"')
+    decision = seen["decision"]
+    assert decision["dtype"] == "bool" and decision["shape"] == []
+    assert decision["requires_grad"] is False and decision["grad_fn"] is None
+    assert seen["x_high"]["requires_grad"] is True
+    assert "bool(decision): True" in run.stdout
+    # .item() of the float32 mean, printed: exactly 1.0 and -1.0, not merely close.
+    assert "mean of x_high: 1.0 -> SinBackward0" in run.stdout
+    assert "mean of x_low:  -1.0 -> CosBackward0" in run.stdout
 
 
 def test_03_loop_grows_the_graph_and_backward_reaches_every_step():
@@ -166,6 +188,27 @@ def test_03_loop_grows_the_graph_and_backward_reaches_every_step():
     assert np.allclose(values(final["h_n"]).reshape(-1), values(final["h_t"]), atol=1e-6)
 
 
+def test_03_ten_nodes_per_step_and_w_hh_grad_sums_the_steps():
+    run = Run("03", 'print("every input step got a gradient:"')
+    counts = [int(line.rsplit(" ", 1)[1]) for line in run.stdout.splitlines() if "nodes in graph so far" in line]
+    # Step 0: nine nodes of its own plus the four AccumulateGrad nodes; ten more per step after.
+    assert counts == [13, 23, 33, 43, 53]
+    after = run.at('print("every input step got a gradient:"')
+    W_hh = values(after["W_hh"])
+    states = [values(item) for item in after["hidden_states"]["items"]]
+    grads = [values(item["grad"]) for item in after["hidden_states"]["items"]]
+    # The loss is h_4.sum(), so the last retained gradient is all ones.
+    assert grads[-1].tolist() == [1.0] * len(grads[-1])
+    through_tanh = [g * (1 - h**2) for g, h in zip(grads, states, strict=True)]
+    # Each earlier retained gradient is the next one carried back through tanh and W_hh.
+    for t in range(len(states) - 1):
+        assert np.allclose(grads[t], through_tanh[t + 1] @ W_hh.T, atol=1e-5)
+    # W_hh.grad is the sum of one outer product per step (h before the step is 0 at step 0).
+    previous = [np.zeros_like(states[0])] + states[:-1]
+    per_step = sum(np.outer(h, d) for h, d in zip(previous, through_tanh, strict=True))
+    assert np.allclose(values(after["W_hh"]["grad"]), per_step, atol=1e-5)
+
+
 def test_04_packing_skips_the_padding():
     run = Run("04", 'print("padded shape:"', 'print("batch_sizes:"', 'print("gradient per step of sequence 1:"')
     padded = run.at('print("padded shape:"')
@@ -179,6 +222,23 @@ def test_04_packing_skips_the_padding():
     per_step = np.abs(grad[1]).sum(axis=1)
     assert (per_step[:2] > 0).all() and (per_step[2:] == 0).all()
     assert "h_n equals the output at each last real step: True" in run.stdout
+
+
+def test_04_masked_mean_ignores_padding_and_padding_moves_only_the_shorter_final_states():
+    run = Run("04", 'print("row 1, masked mean:"', 'print("final state changed by padding:"')
+    means = run.at('print("row 1, masked mean:"')
+    padded, lengths = values(means["padded"]), values(means["lengths"]).astype(int)
+    masked, naive = values(means["masked_mean"]), values(means["naive_mean"])
+    for row, length in enumerate(lengths):
+        assert np.allclose(masked[row], padded[row, :length].mean(axis=0), atol=1e-6)
+        assert np.allclose(naive[row], padded[row].mean(axis=0), atol=1e-6)
+    # Row 1 has two real steps of five: the naive mean is the masked one scaled by 2/5.
+    assert np.allclose(naive[1], masked[1] * 2 / 5, atol=1e-6)
+    assert not np.allclose(naive[1], masked[1]) and np.allclose(naive[2], masked[2], atol=1e-6)
+    states = run.at('print("final state changed by padding:"')
+    moved = np.abs(values(states["h_unpacked"])[0] - values(states["h_n"])[0]).sum(axis=1)
+    assert lengths.tolist() == [4, 2, 5]
+    assert moved[0] > 1e-3 and moved[1] > 1e-3 and moved[2] < 1e-6
 
 
 def test_05_leaves_requires_grad_and_detach():
@@ -208,6 +268,17 @@ def test_05_leaves_requires_grad_and_detach():
     assert "Only Tensors of floating point and complex dtype can require gradients" in run.stdout
 
 
+def test_05_detach_shares_memory_and_clone_does_not():
+    run = Run("05", 'print("shares memory with z:"', 'print("clone shares memory:"')
+    shared = run.at('print("shares memory with z:"')
+    assert scalar(shared["shares_memory"]) is True
+    assert values(shared["frozen"]).tolist() == values(shared["z"]).tolist()
+    cloned = run.at('print("clone shares memory:"')
+    assert scalar(cloned["clone_shares_memory"]) is False
+    assert values(cloned["independent"]).tolist() == values(cloned["z"]).tolist()
+    assert "shares memory with z: True" in run.stdout and "clone shares memory: False" in run.stdout
+
+
 def test_06_no_grad_keeps_inputs_and_untracks_results():
     run = Run(
         "06",
@@ -215,7 +286,7 @@ def test_06_no_grad_keeps_inputs_and_untracks_results():
         'print("doubled.requires_grad:"',
         'print("after the block, tracked',
         "fast = x * 2",
-        'print("inference tensor in a graph:", err)',
+        'print("fast * x:", err)',
     )
     entering = run.hits("doubled = x * 2")[0]
     assert entering["grad_enabled"] is False
@@ -228,8 +299,43 @@ def test_06_no_grad_keeps_inputs_and_untracks_results():
     assert run.hits("fast = x * 2")[0]["inference_mode"] is True
     assert "is_training=False: out.requires_grad=False" in run.stdout
     assert "prediction.requires_grad: False" in run.stdout
-    refused = run.at('print("inference tensor in a graph:", err)')["err"]
+    refused = run.at('print("fast * x:", err)')["err"]
     assert "Inference tensors cannot be saved for backward" in refused["repr"]
+
+
+def test_06_set_grad_enabled_follows_the_flag_and_inference_tensors_have_limits():
+    run = Run(
+        "06",
+        'print(f"is_training={is_training}',
+        'print("fast.is_inference():"',
+        'print("fast + x is fine',
+        'print("fast * x:", err)',
+        'print("fast.add_(1):", err)',
+        'print("fast.requires_grad_():", err)',
+        'print("normal.is_inference():"',
+    )
+    flags = run.hits('print(f"is_training={is_training}')
+    assert [(scalar(r["vars"]["is_training"]), r["vars"]["out"]["requires_grad"]) for r in flags] == [
+        (True, True),
+        (False, False),
+    ]
+    assert flags[0]["vars"]["out"]["grad_fn"] == "SumBackward0" and flags[1]["vars"]["out"]["grad_fn"] is None
+    fast = run.at('print("fast.is_inference():"')["fast"]
+    assert fast["is_inference"] is True and fast["requires_grad"] is False
+    assert "fast.is_inference(): True" in run.stdout
+    added = run.at('print("fast + x is fine')
+    assert values(added["x"]["grad"]).tolist() == [1.0, 1.0, 1.0]
+    refused = {
+        'print("fast * x:", err)': "Inference tensors cannot be saved for backward",
+        'print("fast.add_(1):", err)': "Inplace update to inference tensor outside InferenceMode",
+        'print("fast.requires_grad_():", err)': "Setting requires_grad=True on inference tensor outside InferenceMode",
+    }
+    for marker, message in refused.items():
+        err = run.at(marker)["err"]
+        assert err["type"] == "RuntimeError" and message in err["repr"], marker
+    normal = run.at('print("normal.is_inference():"')["normal"]
+    assert normal["is_inference"] is False
+    assert "(normal * x).grad_fn: MulBackward0" in run.stdout
 
 
 def test_07_backward_fills_leaf_grad_with_the_analytic_gradient():
@@ -255,6 +361,18 @@ def test_07_backward_fills_leaf_grad_with_the_analytic_gradient():
     assert not values(zeroed["w"]["grad"]).any()
     assert "not a leaf Tensor is being accessed" in run.stdout
     assert "grad can be implicitly created only for scalar outputs" in run.stdout
+
+
+def test_07_retained_non_leaf_grad_and_a_second_backward_doubles_w_grad():
+    run = Run("07", 'print("h2.grad:"')
+    state = run.at('print("h2.grad:"')
+    h2 = state["h2"]
+    assert h2["retains_grad"] is True and h2["is_leaf"] is False
+    assert np.allclose(values(h2["grad"]), 2 * values(h2))
+    x, w = values(state["x"]), values(state["w"])
+    # loss and loss2 are the same computation: the second backward added the same gradient again.
+    assert np.allclose(values(state["w"]["grad"]), 2 * (2 * w * x**2))
+    assert np.allclose(values(state["w"]["grad"]), 2 * values(state["expected"]))
 
 
 def test_08_autograd_grad_returns_one_gradient_per_input():
@@ -295,6 +413,15 @@ def test_09_second_backward_fails_unless_the_graph_is_retained():
     assert values(twice["x"]["grad"]).tolist() == [2.0, 2.0, 2.0]
 
 
+def test_09_backward_frees_the_saved_result():
+    run = Run("09", 'print("saved tensor after backward:"')
+    assert "saved before backward: tensor(" in run.stdout
+    err = run.at('print("saved tensor after backward:"')["err"]
+    assert err["type"] == "RuntimeError"
+    assert "directly access saved tensors after they have already been freed" in err["repr"]
+    assert "saved tensor after backward: Trying to backward through the graph a second time" in run.stdout
+
+
 def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it():
     run = Run(
         "10",
@@ -314,6 +441,44 @@ def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it():
     assert np.allclose(values(exported["exported_out"]), values(exported["expected"]))
     assert "torch.ops.higher_order.cond" in run.stdout
     assert "exporting the plain if:" in run.stdout
+
+
+def test_10_traced_code_has_no_if_and_plain_export_fails_on_the_data_dependent_if():
+    run = Run("10", 'print("exporting the plain if:"')
+    traced_code = run.stdout.split("traced code:", 1)[1].split("traced matches eager", 1)[0]
+    assert "linear" in traced_code and "if " not in traced_code and "neg" not in traced_code
+    assert "while tracing: DeprecationWarning: `torch.jit.trace` is deprecated" in run.stdout
+    err = run.at('print("exporting the plain if:"')["err"]
+    # The data-dependent guard, not just any failure.
+    assert err["type"] == "GuardOnDataDependentSymNode"
+    assert "Could not guard on data-dependent expression" in err["repr"]
+    assert "exporting the plain if: GuardOnDataDependentSymNode - Could not guard on data-dependent" in run.stdout
+
+
+def test_10_compile_makes_two_graphs_with_one_break_at_the_if():
+    run = Run("10", 'print("graphs:"', 'print("compiled matches eager on negative input:"')
+    compiled = run.at('print("compiled matches eager on negative input:"')
+    assert np.allclose(values(compiled["compiled_out"]), values(compiled["expected"]))
+    explained = run.at('print("graphs:"')
+    assert scalar(explained["graph_count"]) == 2 and scalar(explained["break_count"]) == 1
+    if_line = marker_line(run.path, "if x.mean() > 0:")
+    assert f"graph break at line {if_line}: if x.mean() > 0:" in run.stdout
+    assert "compiled matches eager on negative input: True" in run.stdout
+
+    # Stepping into the compiled call: forward, then Dynamo's resume function for the code
+    # after the break; the return lines never run as Python.
+    path = str(run.path)
+    records = trace.trace_records(path, timeout=300)
+    assert records[-1]["status"] == "ok"
+    steps = records[:-1]
+    call = marker_line(run.path, "compiled_out = compiled(negative)")
+    start = next(n for n, r in enumerate(steps) if r["file"] == path and r["line"] == call)
+    stop = next(n for n, r in enumerate(steps) if n > start and r["file"] == path and r["function"] == "<module>")
+    inside = steps[start + 1 : stop]
+    functions = [r["function"] for r in inside]
+    assert "forward" in functions and f"torch_dynamo_resume_in_forward_at_{if_line}" in functions
+    returns = {marker_line(run.path, "return self.linear(x)"), marker_line(run.path, "return -self.linear(x)")}
+    assert not returns & {r["line"] for r in inside if r["file"] == path}
 
 
 def test_11_inplace_bumps_the_version_and_breaks_saved_tensors():
@@ -337,6 +502,17 @@ def test_11_inplace_bumps_the_version_and_breaks_saved_tensors():
     assert run.at("version_before = w._version")["w"]["version"] == 0
     updated = run.at('print("w:"')["w"]
     assert updated["version"] == 1 and values(updated).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_11_the_out_of_place_gradient_is_right():
+    run = Run("11", 'print("out-of-place gradient is right:"')
+    state = run.at('print("out-of-place gradient is right:"')
+    x = values(state["x"])
+    sigmoid = 1 / (1 + np.exp(-x))
+    assert np.allclose(values(state["s_ok"]), sigmoid, atol=1e-6) and state["s_ok"]["version"] == 0
+    # d/dx of 2 * sigmoid(x) is 2 * s * (1 - s).
+    assert np.allclose(values(state["x"]["grad"]), 2 * sigmoid * (1 - sigmoid), atol=1e-6)
+    assert "out-of-place gradient is right: True" in run.stdout
 
 
 def test_12_custom_function_has_its_own_node_and_passes_gradcheck():
@@ -380,6 +556,19 @@ def test_13_training_updates_under_no_grad_and_matches_torch_optim():
     forgetful = scalar(run.at('print(f"without zeroing:')["forgetful_loss"])
     assert forgetful > 10 * final_loss
     assert scalar(run.at('print("same result as the manual loop:"')["same"]) is True
+
+
+def test_13_zero_grad_sets_the_gradients_to_none():
+    forward = "loss = ((model(inputs) - targets) ** 2).mean()"
+    run = Run("13", forward, "optimizer.step()")
+    after_zero_grad = run.hits(forward)[1:]  # the first pass has had no backward yet
+    assert len(after_zero_grad) == 59
+    for record in after_zero_grad:
+        parameters = record["vars"]["model"]["parameters"]
+        assert [p["has_grad"] for p in parameters] == [False, False]
+        assert all(p["summary"]["grad"] is None for p in parameters)
+    for record in run.hits("optimizer.step()"):
+        assert all(p["has_grad"] for p in record["vars"]["model"]["parameters"])
 
 
 def test_03_one_matmul_makes_three_nodes_stepped_by_expression(session, events):

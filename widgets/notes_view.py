@@ -2,9 +2,64 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.lesson_format import Lesson, LessonFormatError, notes_for_line, parse_lesson
+
+#: Characters that Chinese and Japanese text runs together without spaces: CJK ideographs,
+#: kana, CJK punctuation and the full-width forms (，。：（） and the rest).
+_CJK = re.compile(
+    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0002fa1f]"
+)
+#: A line that starts a Markdown block of its own (list item, heading, quote, fence, table
+#: row, rule), so it is never a continuation of the line before.
+_BLOCK_START = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}(?:\s|$)|>|```|~~~|\||(?:[-*_=]\s*){3,}$)")
+#: A line after which a new line cannot continue the same paragraph.
+_BLOCK_END = re.compile(r"\s*(?:#{1,6}(?:\s|$)|```|~~~|\||(?:[-*_=]\s*){3,}$)")
+_FENCE = re.compile(r"\s*(?:```|~~~)")
+
+
+def join_wrapped_lines(markdown: str) -> str:
+    """``markdown`` with each wrapped line that meets CJK text joined to the line before.
+
+    Markdown turns the line break inside a paragraph into a space, which is right between
+    English words and wrong in Chinese: a note wrapped as "依赖它的" / "结果" would show
+    "依赖它的 结果". When the end of one line or the start of the next is a CJK character or
+    full-width punctuation, the two are joined with nothing between them. A line that starts
+    a block (a list item, heading, quote, fence, table row or rule) is never joined to the
+    line before; a heading, table row, rule or a line ending in a hard break never takes the
+    next one; lines inside a fenced code block are left as they are.
+    """
+    lines = markdown.split("\n")
+    out: list[str] = []
+    in_fence = False
+    joinable = False  # whether the last line in ``out`` is paragraph text a line may continue
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            out.append(line)
+            joinable = False
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        text = line.strip()
+        if (
+            joinable
+            and text
+            and not _BLOCK_START.match(line)
+            and (_CJK.match(out[-1].rstrip()[-1]) or _CJK.match(text[0]))
+        ):
+            out[-1] = out[-1].rstrip() + text
+        else:
+            out.append(line)
+        last = out[-1]
+        joinable = (
+            bool(last.strip()) and not _BLOCK_END.match(last) and not (last.endswith("  ") or last.endswith("\\"))
+        )
+    return "\n".join(out)
 
 
 class NotesView(QWidget):
@@ -43,16 +98,19 @@ class NotesView(QWidget):
         self._render()
 
     def text(self) -> str:
-        """The Markdown shown now."""
+        """The Markdown shown now, with wrapped lines joined as :func:`join_wrapped_lines` does."""
         return self._shown
 
     def _render(self) -> None:
         if self.lesson is None:
-            text = ("This file has no lesson notes. Lessons put notes in `# %% [markdown]` cells; "
-                    "see “Writing a lesson” in the README." if self.language == "en" else
-                    "此文件没有课程笔记。课程把笔记写在 `# %% [markdown]` 单元中，参见 README 中的“编写课程”。")
+            text = (
+                "This file has no lesson notes. Lessons put notes in `# %% [markdown]` cells; "
+                "see “Writing a lesson” in the README."
+                if self.language == "en"
+                else "此文件没有课程笔记。课程把笔记写在 `# %% [markdown]` 单元中，参见 README 中的“编写课程”。"
+            )
         else:
-            text = notes_for_line(self.lesson, self._line, self.language)
+            text = join_wrapped_lines(notes_for_line(self.lesson, self._line, self.language))
         if text != self._shown:
             self._shown = text
             self.browser.setMarkdown(text)

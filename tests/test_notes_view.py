@@ -1,0 +1,114 @@
+"""The Lesson notes panel: wrapped Chinese notes read as one line, with no stray spaces."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.lesson_format import parse_lesson
+from widgets.notes_view import NotesView, join_wrapped_lines
+
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+
+WRAPPED = """\
+# %% [markdown]
+# [en]
+# # Wrapping
+# A note whose lines are wrapped
+# in the middle of a sentence.
+# [zh]
+# # 换行
+# 对负数取 `torch.log` 不会抛出异常，之后所有依赖它的
+# 结果都会变成 NaN。
+#
+# - 单步执行 `logged = torch.log(shifted)`，查看 `logged`：
+#   `shifted` 中为负的位置变成了 `nan`，
+#   但程序照常往下运行。
+# - 第二项
+# ## 小标题
+# 标题后面的段落
+
+# %%
+x = 1
+"""
+
+
+@pytest.fixture
+def view(qtbot):
+    widget = NotesView()
+    qtbot.addWidget(widget)
+    widget.set_source(WRAPPED)
+    return widget
+
+
+def shown(widget: NotesView) -> list[str]:
+    """The notes as the learner reads them, one entry per paragraph, item or heading."""
+    return widget.browser.toPlainText().splitlines()
+
+
+def test_wrapped_chinese_lines_join_without_a_space(view):
+    view.set_language("zh")
+    assert shown(view) == [
+        "换行",
+        "对负数取 torch.log 不会抛出异常，之后所有依赖它的结果都会变成 NaN。",
+        "单步执行 logged = torch.log(shifted)，查看 logged：shifted 中为负的位置变成了 nan，但程序照常往下运行。",
+        "第二项",
+        "小标题",
+        "标题后面的段落",
+    ]
+
+
+def test_wrapped_english_lines_still_join_with_a_space(view):
+    view.set_language("en")
+    assert shown(view) == ["Wrapping", "A note whose lines are wrapped in the middle of a sentence."]
+
+
+def test_the_markdown_shown_keeps_list_items_and_headings_apart(view):
+    view.set_language("zh")
+    text = view.text()
+    assert "依赖它的结果都会变成 NaN。" in text
+    assert "\n- 第二项\n## 小标题\n标题后面的段落" in text
+    assert view.browser.toMarkdown().count("- ") == 2
+
+
+def test_a_fenced_code_block_is_left_as_written():
+    notes = "说明：\n```\n甲\n乙\n```\n结尾"
+    assert join_wrapped_lines(notes) == notes
+
+
+LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
+CJK = "[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+IDEOGRAPH, LATIN = "[\u4e00-\u9fff]", "[A-Za-z0-9]"
+
+
+def count_per_section(path: Path, pattern: re.Pattern[str]) -> list[tuple[int, int, int]]:
+    """For each notes cell: its line, the matches in the Chinese source lines, the matches shown."""
+    widget = NotesView()
+    widget.set_language("zh")
+    widget.set_source(path.read_text(encoding="utf-8"))
+    counts = []
+    for section in parse_lesson(path).notes:
+        widget.show_line(section.start_line)
+        # Markdown drops the backticks and asterisks, so they are dropped from the source too.
+        lines = [re.sub(r"[`*]", "", line) for line in section.text["zh"].splitlines()]
+        typed = sum(len(pattern.findall(line)) for line in lines)
+        counts.append((section.start_line, typed, len(pattern.findall(widget.browser.toPlainText()))))
+    widget.deleteLater()
+    return counts
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_no_lesson_shows_a_space_its_chinese_notes_do_not_have(qtbot, path):
+    """Every space between two CJK characters in the panel is one the author typed."""
+    for line, typed, shown_count in count_per_section(path, re.compile(f"(?={CJK} {CJK})")):
+        assert shown_count <= typed, f"notes cell at line {line}"
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_no_lesson_loses_the_space_between_chinese_and_latin_at_a_line_break(qtbot, path):
+    """A wrapped line joins without a space, so no Chinese note wraps between a word and Latin text."""
+    touching = re.compile(f"(?={IDEOGRAPH}{LATIN}|{LATIN}{IDEOGRAPH})")
+    for line, typed, shown_count in count_per_section(path, touching):
+        assert shown_count <= typed, f"notes cell at line {line}"
