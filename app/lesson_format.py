@@ -41,12 +41,30 @@ non-empty line is the one-line summary; anything after that is the introduction:
 
 The notes shown for a line are those of the nearest notes cell above it; lines above
 the first notes cell (the docstring) show the header.
+
+Predictions and exercise checks
+-------------------------------
+A code line may end with a prediction the learner is asked for before the line runs::
+
+    h = x * w  # predict: h.requires_grad | True | False
+
+``# predict: EXPR`` asks what ``EXPR`` will be once the line has run (a free answer);
+``| choice | choice…`` after it offers those answers to pick from. A notes cell may hold
+checks of its exercises ("Try it"), one line each, outside the language blocks' text::
+
+    # check: torch.equal(v.grad, A.sum(0))
+
+The n-th check of a cell belongs to its n-th exercise. When the run ends, ``EXPR`` is
+evaluated in the lesson's module: true means the learner made the change the exercise asks
+for. Both are comments, so the lesson still runs with plain ``python``.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +76,8 @@ _NOTES_TAG = re.compile(r"\[(?:markdown|md)\]")
 _LANG_MARK = re.compile(r"^\[([a-z]{2})\]$")
 _HEADING = re.compile(r"^#\s+(\S.*)$")
 _LESSON_NAME = re.compile(r"^(\d+)_\w+\.py$")
+_PREDICT = re.compile(r"^#\s*predict:\s*(.*)$")
+_CHECK = re.compile(r"^check:\s*(.*)$")
 
 
 class LessonFormatError(ValueError):
@@ -78,19 +98,59 @@ class Section:
         return self.start_line <= line <= self.end_line
 
 
+@dataclass(frozen=True)
+class Prediction:
+    """``# predict: EXPR | choice…`` at the end of code line ``line``."""
+
+    line: int
+    expression: str
+    choices: tuple[str, ...] = ()
+
+
+
+@dataclass(frozen=True)
+class Check:
+    """``# check: EXPR`` on line ``line``: exercise ``exercise`` (1-based) of the notes cell it is in."""
+
+    line: int
+    expression: str
+    exercise: int
+
+
 @dataclass
 class Lesson:
-    """A parsed lesson: title and summary per language, and its sections in file order."""
+    """A parsed lesson: title and summary per language, its sections in file order, predictions and checks."""
 
     title: dict[str, str]
     summary: dict[str, str]
     sections: list[Section]
     path: Path | None = None
+    predictions: list[Prediction] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    def prediction_at(self, line: int) -> Prediction | None:
+        """The prediction asked before ``line`` runs, if it has one."""
+        return next((p for p in self.predictions if p.line == line), None)
+
+    def prediction_key(self, prediction: Prediction) -> str:
+        """What names a prediction in the learner's progress, whatever line edits move it to."""
+        earlier = self.predictions[: self.predictions.index(prediction)]
+        return _key(prediction.expression, [p.expression for p in earlier])
+
+    def check_key(self, check: Check) -> str:
+        """What names an exercise check in the learner's progress."""
+        return _key(check.expression, [c.expression for c in self.checks[: self.checks.index(check)]])
 
     @property
     def notes(self) -> list[Section]:
         """The notes sections, the header first."""
         return [s for s in self.sections if s.kind == "notes"]
+
+
+def _key(expression: str, before: list[str]) -> str:
+    """``expression``, numbered when the same expression came before (``h.grad#2``)."""
+    count = before.count(expression)
+    return f"{expression}#{count + 1}" if count else expression
 
 
 @dataclass
@@ -102,6 +162,8 @@ class LessonInfo:
     title: dict[str, str]
     summary: dict[str, str]
     error: str | None = None
+    predictions: int = 0
+    checks: int = 0
 
     @property
     def stem(self) -> str:
@@ -120,9 +182,10 @@ def _read(path_or_text: str | os.PathLike) -> tuple[str, Path | None]:
     return path_or_text, None
 
 
-def _notes_text(lines: list[str], first: int) -> dict[str, str]:
-    """Split a notes cell's body (line ``first`` onwards) into its language blocks."""
+def _notes_text(lines: list[str], first: int, checks: list[Check] | None = None) -> dict[str, str]:
+    """Split a notes cell's body (line ``first`` onwards) into its language blocks; its checks go to ``checks``."""
     blocks: dict[str, list[str]] = {}
+    exercise = 0
     current: list[str] | None = None
     for number, raw in enumerate(lines, start=first):
         stripped = raw.strip()
@@ -133,6 +196,15 @@ def _notes_text(lines: list[str], first: int) -> dict[str, str]:
             body = body.rstrip()
         else:
             raise LessonFormatError(f"line {number}: a notes cell holds only comment lines")
+        check = _CHECK.match(body.strip())
+        if check:
+            if not check.group(1).strip():
+                raise LessonFormatError(f"line {number}: 'check:' needs an expression")
+            _compiles(check.group(1), number, "check")
+            exercise += 1
+            if checks is not None:
+                checks.append(Check(number, check.group(1).strip(), exercise))
+            continue
         mark = _LANG_MARK.match(body)
         if mark:
             lang = mark.group(1)
@@ -149,6 +221,40 @@ def _notes_text(lines: list[str], first: int) -> dict[str, str]:
     if missing:
         raise LessonFormatError(f"line {first - 1}: notes cell lacks {', '.join(f'[{m}]' for m in missing)}")
     return {lang: "\n".join(body).strip("\n") for lang, body in blocks.items()}
+
+
+def _compiles(expression: str, line: int, what: str) -> None:
+    try:
+        compile(expression, f"<{what}>", "eval")
+    except SyntaxError as exc:
+        raise LessonFormatError(f"line {line}: the {what} expression is not a Python expression: {exc.msg}") from None
+
+
+def _predictions(text: str) -> list[Prediction]:
+    """The ``# predict:`` comments that end code lines (a comment on a line of its own is not one)."""
+    found: list[Prediction] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return found
+    code_rows = {token.start[0] for token in tokens
+                 if token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                       tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER)}
+    for token in tokens:
+        match = _PREDICT.match(token.string) if token.type == tokenize.COMMENT else None
+        if match is None:
+            continue
+        line = token.start[0]
+        if line not in code_rows:
+            raise LessonFormatError(f"line {line}: '# predict:' ends the code line it asks about")
+        expression, *choices = (part.strip() for part in match.group(1).split("|"))
+        if not expression:
+            raise LessonFormatError(f"line {line}: 'predict:' needs an expression")
+        _compiles(expression, line, "predict")
+        if any(not choice for choice in choices):
+            raise LessonFormatError(f"line {line}: an empty choice after 'predict: {expression}'")
+        found.append(Prediction(line, expression, tuple(choices)))
+    return found
 
 
 def _header(section: Section) -> tuple[dict[str, str], dict[str, str]]:
@@ -181,13 +287,14 @@ def parse_lesson(path_or_text: str | os.PathLike) -> Lesson:
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if _CELL.match(line)]
     sections: list[Section] = []
+    checks: list[Check] = []
     if starts and starts[0] > 0 and any(line.strip() for line in lines[: starts[0]]):
         sections.append(Section("code", 1, starts[0]))
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
         marker = lines[start]
         if _NOTES_TAG.search(marker):
-            notes = _notes_text(lines[start + 1 : end], start + 2)
+            notes = _notes_text(lines[start + 1 : end], start + 2, checks)
             sections.append(Section("notes", start + 1, end, notes))
         else:
             sections.append(Section("code", start + 1, end))
@@ -197,7 +304,8 @@ def parse_lesson(path_or_text: str | os.PathLike) -> Lesson:
     if not notes:
         raise LessonFormatError("line 1: no notes cell, so no header")
     title, summary = _header(notes[0])
-    return Lesson(title=title, summary=summary, sections=sections, path=path)
+    return Lesson(title=title, summary=summary, sections=sections, path=path, predictions=_predictions(text),
+                  checks=checks)
 
 
 def section_at(lesson: Lesson, line: int) -> Section | None:
@@ -252,6 +360,7 @@ def list_lessons(folder: str | os.PathLike) -> list[LessonInfo]:
                                     summary={"en": f"cannot read its notes: {exc}", "zh": f"无法读取笔记：{exc}"},
                                     error=str(exc)))
             continue
-        infos.append(LessonInfo(path=path, order=order, title=lesson.title, summary=lesson.summary))
+        infos.append(LessonInfo(path=path, order=order, title=lesson.title, summary=lesson.summary,
+                                predictions=len(lesson.predictions), checks=len(lesson.checks)))
     infos.sort(key=lambda info: (info.order, info.path.name))
     return infos

@@ -50,6 +50,7 @@ class Run:
     ``op_values`` gives every entry of a pause's ``ops`` log the summaries of its inputs and output.
     ``watches`` (without ``stop_on_entry``) pauses at the first line where one of these
     expressions has a different value than it had, as a ``continue`` with watches does.
+    ``checks`` are the lesson's exercise checks, evaluated in its module once it ran to the end.
     """
 
     path: str
@@ -58,6 +59,7 @@ class Run:
     stop_on_entry: bool = True
     op_values: bool = False
     watches: list[str] | None = None
+    checks: list[str] | None = None
 
 
 @dataclass
@@ -162,12 +164,17 @@ class Notice:
 
 @dataclass
 class Ended:
-    """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run)."""
+    """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run).
+
+    ``checks`` holds, after a run that ended "ok", one ``{"expression", "passed", "error"}`` per
+    exercise check of :class:`Run` (``passed`` None when the check itself raised).
+    """
 
     status: str
     error: dict[str, Any] | None = None
     exit_code: int | None = None
     signal: str | None = None
+    checks: list[dict[str, Any]] | None = None
 
 
 _MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,

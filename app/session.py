@@ -86,10 +86,13 @@ class Session:
         self.op_values = False
         self.breakpoints: dict[str, dict[int, str | None]] = {}
         self.snapshot: dict[str, Any] | None = None
+        self.generation = 0
+        """Counts the runs started: a listener that hands messages to another thread tells one run's from the next's."""
         self._lock = threading.RLock()
         self._process: LessonProcess | None = None
         self._spare: LessonProcess | None = None
         self._ended = True
+        self._checks: list[str] | None = None
         self._ids = itertools.count(1)
         if warm_spare:
             self._spare = self._spawn()
@@ -97,11 +100,12 @@ class Session:
     # ---- runs ---------------------------------------------------------------------------
 
     def start(self, path: str, source: str | None = None, stop_on_entry: bool = True,
-              op_values: bool = False, watches: list[str] | None = None) -> None:
+              op_values: bool = False, watches: list[str] | None = None, checks: list[str] | None = None) -> None:
         """Run ``path`` (with ``source`` instead of the file's text, if given).
 
         ``op_values`` puts the summaries of each operation's inputs and output in the pauses' ``ops``.
         ``watches`` (when not ``stop_on_entry``) pauses where one of these expressions changes value.
+        ``checks`` are evaluated in the lesson's module once it ran to the end (``Ended.checks``).
 
         Raises :class:`LessonFileError` before anything runs when the file is unusable.
         """
@@ -110,19 +114,22 @@ class Session:
             source = read_lesson(path)
         with self._lock:
             self._end_current()
+            self.generation += 1
             self.path, self.source, self.stop_on_entry, self.op_values = path, source, stop_on_entry, op_values
             self.snapshot = None
             self._ended = False
             self._process = self._take_spare()
             self.state = RUNNING
+            self._checks = list(checks) if checks else None
             self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry, op_values,
-                                     list(watches) if watches else None))
+                                     list(watches) if watches else None, self._checks))
 
     def restart(self, source: str | None = None) -> None:
         """Stop the run and start the same lesson again, the same way, in a fresh interpreter."""
         if self.path is None:
             raise RuntimeError("nothing to restart: no lesson has been run")
-        self.start(self.path, source if source is not None else self.source, self.stop_on_entry, self.op_values)
+        self.start(self.path, source if source is not None else self.source, self.stop_on_entry, self.op_values,
+                   checks=self._checks)
 
     def stop(self) -> None:
         """End the run now, even inside a long C call; listeners get ``Ended("stopped")``."""

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from app import messages as m
+from app.run import Run
 from app.session import LessonFileError, Session
 
 #: Keys of a pause snapshot that the trace leaves out (the app's own bookkeeping and graph diff).
@@ -45,11 +46,10 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
     session = Session(events.put, warm_spare=False)
     deadline = None if timeout is None else time.monotonic() + timeout
     stepping = not breaks
-    output: list[str] = []
-    errors: list[str] = []
     count = 0
     try:
         path = os.path.abspath(path)
+        run = Run(path, budget_bytes=None)  # the trace keeps no history: each record is written as it comes
         if breaks:
             session.breakpoints[path] = {line: None for line in breaks}
         try:
@@ -65,16 +65,15 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
                 session.stop()
                 yield end_record("timeout")
                 return
-            if isinstance(message, m.Output):
-                (errors if message.stream == "stderr" else output).append(message.text)
-            elif isinstance(message, m.Paused):
+            if isinstance(message, m.Ended) and message.status == "stopped":
+                continue
+            run.feed(message)
+            if isinstance(message, m.Paused):
                 count += 1
-                record = pause_record(message.snapshot, "".join(output), "".join(errors), ops)
-                output.clear()
-                errors.clear()
+                record = pause_record(message.snapshot, *_streams(run.output_before_pause), ops)
                 if graph:
                     rid = session.request("graph")
-                    record["graph"] = trace_graph(_await_reply(events, rid)["graph"])
+                    record["graph"] = trace_graph(_await_reply(events, rid, run)["graph"])
                 yield record
                 if max_steps is not None and count >= max_steps:
                     session.stop()
@@ -85,20 +84,27 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
                 else:
                     session.resume()
             elif isinstance(message, m.Ended):
-                if message.status == "stopped":
-                    continue
                 yield end_record(message.status, message.error, message.exit_code, message.signal,
-                                 "".join(output), "".join(errors))
+                                 *_streams(run.output_since_pause))
                 return
     finally:
         session.close()
 
 
-def _await_reply(events: queue.Queue[Any], request_id: int) -> dict[str, Any]:
+def _streams(output: list[tuple[str, str]]) -> tuple[str, str]:
+    """The text of ``output`` written to stdout (and natively), and the text written to stderr."""
+    return ("".join(text for stream, text in output if stream != "stderr"),
+            "".join(text for stream, text in output if stream == "stderr"))
+
+
+def _await_reply(events: queue.Queue[Any], request_id: int, run: Run) -> dict[str, Any]:
+    """The answer to ``request_id``; output that comes first (another thread of the lesson) goes to the run."""
     while True:
         message = events.get()
         if isinstance(message, m.Reply) and message.id == request_id:
             return message.result
+        if isinstance(message, m.Output):
+            run.feed(message)
 
 
 def trace_graph(full: dict[str, Any]) -> dict[str, Any]:

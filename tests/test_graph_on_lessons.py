@@ -38,11 +38,11 @@ class Stepper:
         self.made: dict[int, dict[str, Any]] = {}  # node id -> node, for the nodes still in the graph
 
     def press(self, key: Qt.Key) -> dict[str, Any]:
-        before = self.window._last_snapshot
+        before = self.window.run.live if self.window.run else None
         self.qtbot.keyClick(self.window.code_view, key)
         self.qtbot.waitUntil(lambda: self.window.session.state == "paused"
-                             and self.window._last_snapshot is not before, timeout=30_000)
-        graph = self.window._last_snapshot.get("graph") or {}
+                             and self.window.run.live is not before, timeout=30_000)
+        graph = self.window.run.live.get("graph") or {}
         for node_id in graph.get("removed", []):
             self.made.pop(int(node_id), None)
         self.made.update({int(node["id"]): node for node in graph.get("added", [])})
@@ -51,7 +51,7 @@ class Stepper:
     def over(self, line: int, nth: int) -> dict[str, Any]:
         """F10 until the pause after the ``nth`` execution of ``line``; returns that pause's diff."""
         for _ in range(300):
-            at = self.window._last_snapshot["line"]
+            at = self.window.run.live["line"]
             diff = self.press(Qt.Key.Key_F10)
             if at == line:
                 self.runs[line] = self.runs.get(line, 0) + 1
@@ -139,7 +139,7 @@ def test_after_each_line_that_grows_the_graph_the_learner_sees_its_nodes(qtbot, 
     qtbot.waitUntil(window.isActiveWindow)  # F5 and F10 work in the active window
     stepper = Stepper(qtbot, window)
     stepper.press(Qt.Key.Key_F5)
-    assert window._last_snapshot["line"] == 1
+    assert window.run.live["line"] == 1
     lines = []
     for marker in GROWING[name]:
         start, _, nth = marker.partition("#")

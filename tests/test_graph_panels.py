@@ -112,16 +112,16 @@ def test_second_backward_shows_the_error_card_and_the_app_keeps_working(qtbot, w
     assert panel.card.isVisible()
     assert "Trying to backward through the graph a second time" in panel.card.message.text()
     press(qtbot, window, Qt.Key.Key_F10)
-    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot["event"] == "return")
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["event"] == "return")
     press(qtbot, window, Qt.Key.Key_F5)
-    qtbot.waitUntil(lambda: window._end is not None)
-    assert window._end.status == "ok"
+    qtbot.waitUntil(lambda: window.run is not None and window.run.ended is not None)
+    assert window.run.ended.status == "ok"
 
 
 def test_hovering_a_variable_highlights_its_subgraph(qtbot, window):
     at_done(qtbot, window)
     window.variables_view.variable_hovered.emit("h")
-    roots = window._last_snapshot["graph"]["roots"]
+    roots = window.run.live["graph"]["roots"]
     highlighted = {i for i, item in boxes(window.graph_view).items() if outline(item) == PALETTE["highlight"]}
     assert roots["h"] in highlighted and roots["loss"] not in highlighted
 
@@ -135,7 +135,7 @@ def test_export_the_graph_of_a_pause(qtbot, window, tmp_path):
 
 def test_hovering_a_graph_node_tints_the_variables_behind_it(qtbot, window):
     at_done(qtbot, window)
-    roots = window._last_snapshot["graph"]["roots"]
+    roots = window.run.live["graph"]["roots"]
     canvas = window.graph_view.findChild(QGraphicsView, "graph_canvas")
     box = boxes(window.graph_view)[roots["h"]]
     with qtbot.waitSignal(window.graph_view.node_hovered, timeout=3000) as hovered:

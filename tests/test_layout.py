@@ -87,8 +87,8 @@ def test_no_stray_tab_bars_over_the_status_bar(make_window):
 
 
 def wait_paused(qtbot, window, line):
-    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot is not None
-                    and window._last_snapshot["line"] == line, timeout=30_000)
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live is not None
+                    and window.run.live["line"] == line, timeout=30_000)
 
 
 def test_f5_on_a_stopped_lesson_pauses_at_its_first_line(qtbot, window_on):
@@ -107,8 +107,8 @@ def test_run_to_end_runs_the_lesson_through(qtbot, window_on):
     assert window.act_run_to_end in window.findChild(QToolBar, "run_toolbar").actions()
     qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window.code_view, Qt.Key.Key_F8)
-    qtbot.waitUntil(lambda: window._end is not None, timeout=30_000)
-    assert window._end.status == "ok" and "Finished" in window.state_label.text()
+    qtbot.waitUntil(lambda: window.run is not None and window.run.ended is not None, timeout=30_000)
+    assert window.run.ended.status == "ok" and "Finished" in window.state_label.text()
     qtbot.waitUntil(lambda: "sum 4.0" in window.console.output.toPlainText())
 
 
@@ -177,7 +177,7 @@ def test_notes_cells_open_folded_and_line_numbers_stay_the_files(qtbot, make_win
     window = make_window(1280, 800)
     view = window.code_view
     lines = LOOPS.read_text(encoding="utf-8").splitlines()
-    marker = lines.index("# %% [markdown]", code_line(LOOPS, "def ")) + 1  # a notes cell after code
+    marker = lines.index("# %% [markdown]", code_line(LOOPS, "W_xh = ")) + 1  # a notes cell after code
     fold = view.notes_folding.marker_at(marker)
     assert fold is not None and fold.folded and "The graph grows by one piece per step" in fold.labels["en"]
     assert block(window, marker).isVisible()

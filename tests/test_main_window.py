@@ -49,17 +49,18 @@ def press(qtbot, win, key, modifier=Qt.KeyboardModifier.NoModifier):
 def wait_paused(qtbot, win, line=None, timeout=30_000):
     def check():
         assert win.session.state == "paused"
-        assert win._last_snapshot is not None
+        assert (win.run.live if win.run else None) is not None
         if line is not None:
-            assert win._last_snapshot["line"] == line
+            assert (win.run.live if win.run else None)["line"] == line
 
     qtbot.waitUntil(check, timeout=timeout)
-    return win._last_snapshot
+    return (win.run.live if win.run else None)
 
 
 def wait_ended(qtbot, win, timeout=30_000):
-    qtbot.waitUntil(lambda: win.session.state == "ended" and win._end is not None, timeout=timeout)
-    return win._end
+    qtbot.waitUntil(lambda: win.session.state == "ended" and win.run is not None and win.run.ended is not None,
+                    timeout=timeout)
+    return win.run.ended
 
 
 def variable_names(win) -> list[str]:
@@ -259,7 +260,7 @@ def test_a_watch_with_stop_on_change_stops_where_it_changes_not_where_it_first_a
         press(qtbot, window, Qt.Key.Key_F8)  # Run to End, from stopped
     wait_paused(qtbot, window, 6)  # n = n + 1 ran: 0 -> 1; n = 0 on line 3 was its first value, not a change
     assert "n changed" in window.state_label.text()
-    assert window._last_snapshot["vars"]["n"]["repr"] == "1"
+    assert window.run.live["vars"]["n"]["repr"] == "1"
     qtbot.waitUntil(lambda: window.watch_view.model.index(0, 1).data() == "1")
 
 
@@ -350,7 +351,7 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
     stack = window.stack_view.list
     assert variable_names(window) == []
     assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
-    assert len(window.time_travel.history) == 0
+    assert window.run is None and not window.act_step_back.isEnabled()  # the new lesson has no run yet
     assert "total" not in window.console.output.toPlainText()
 
 

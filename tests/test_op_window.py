@@ -36,23 +36,23 @@ def test_step_into_expression_walks_the_line_operation_by_operation(qtbot, windo
     assert "Step Into E&xpression" in [action.text() for action in window.run_actions]
     window.code_view.go_to_line(LINE)
     window.run_to_cursor()
-    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot is not None, timeout=30_000)
-    assert window._last_snapshot["line"] == LINE
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live is not None, timeout=30_000)
+    assert window.run.live["line"] == LINE
     assert window.act_step_expression.isEnabled() and window.code_view.operation_span() is None
     for step, text in enumerate(TEXTS):
         qtbot.keyClick(window.code_view, Qt.Key.Key_F11, Qt.KeyboardModifier.AltModifier)
         qtbot.waitUntil(lambda text=text: window.session.state == "paused"
-                        and window._last_snapshot.get("op", {}).get("text") == text, timeout=30_000)
-        assert window._last_snapshot["step"] == step + 2
+                        and window.run.live.get("op", {}).get("text") == text, timeout=30_000)
+        assert window.run.live["step"] == step + 2
         assert highlighted(window) == text
         assert f"⟨{text}⟩" in variable_names(window)
         roots = [window.backward_panel.root_combo.itemText(i) for i in range(window.backward_panel.root_combo.count())]
         assert not any(root.startswith("⟨") for root in roots)  # backward() needs a name the frame has
-        added = {node["id"] for node in window._last_snapshot["graph"]["added"]}
+        added = {node["id"] for node in window.run.live["graph"]["added"]}
         # amber: the operation's nodes (and a leaf's accumulator the graph meets for the first time)
-        assert set(window._last_snapshot["op"]["nodes"]) <= added == set(window.graph_view._new)
+        assert set(window.run.live["op"]["nodes"]) <= added == set(window.graph_view._new)
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10)  # F10 finishes the line
-    qtbot.waitUntil(lambda: window.session.state == "paused" and window._last_snapshot["line"] == LINE + 1,
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["line"] == LINE + 1,
                     timeout=30_000)
     assert window.code_view.operation_span() is None
     assert not any(name.startswith("⟨") for name in variable_names(window))
@@ -69,17 +69,17 @@ LOOP_LINE = 8
 def paused_at(qtbot, window, line: int, text: str | None = None) -> dict:
     """Wait for the pause at ``line`` (at the operation ``text``, when given); returns its snapshot."""
     def there() -> bool:
-        snap = window._last_snapshot
+        snap = window.run.live
         return (window.session.state == "paused" and snap is not None and snap["line"] == line
                 and (snap.get("op") or {}).get("text") == text)
 
     qtbot.waitUntil(there, timeout=30_000)
-    return window._last_snapshot
+    return window.run.live
 
 
 def step_expression(qtbot, window, text: str) -> dict:
     qtbot.keyClick(window.code_view, Qt.Key.Key_F11, Qt.KeyboardModifier.AltModifier)
-    return paused_at(qtbot, window, window._last_snapshot["line"], text)
+    return paused_at(qtbot, window, window.run.live["line"], text)
 
 
 def run_to(qtbot, window, line: int) -> dict:
@@ -164,7 +164,7 @@ def test_step_back_walks_back_through_operation_pauses(qtbot, window_on):
     step_expression(qtbot, window, "x_t @ W_xh")
     step_expression(qtbot, window, "h_t @ W_hh")
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window.time_travel.viewing is not None)
+    qtbot.waitUntil(lambda: window.run.viewing is not None)
     assert highlighted(window) == "x_t @ W_xh"
     assert "⟨x_t @ W_xh⟩" in variable_names(window) and "⟨h_t @ W_hh⟩" not in variable_names(window)
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
@@ -172,7 +172,7 @@ def test_step_back_walks_back_through_operation_pauses(qtbot, window_on):
     assert not any(name.startswith("⟨") for name in variable_names(window))
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)  # back to live
-    qtbot.waitUntil(lambda: window.time_travel.viewing is None)
+    qtbot.waitUntil(lambda: window.run.viewing is None)
     assert highlighted(window) == "h_t @ W_hh" and "⟨h_t @ W_hh⟩" in variable_names(window)
 
 

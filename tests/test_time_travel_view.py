@@ -32,22 +32,22 @@ def step_n(qtbot, win, count):
     press(qtbot, win, Qt.Key.Key_F11)
     wait_paused(qtbot, win)
     for _ in range(count - 1):
-        before = win._last_snapshot["step"]
+        before = win.run.live["step"]
         press(qtbot, win, Qt.Key.Key_F11)
-        qtbot.waitUntil(lambda b=before: win.session.state == "paused" and win._last_snapshot["step"] > b)
+        qtbot.waitUntil(lambda b=before: win.session.state == "paused" and win.run.live["step"] > b)
 
 
 def test_step_back_shows_the_values_they_had_then(qtbot, window):
     step_n(qtbot, window, 9)  # into the second pass of the loop
-    live = window._last_snapshot
+    live = window.run.live
     assert live["vars"]["total"]["value"] == 1 and shown_value(window, "total") == "1"
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back
-    assert window.time_travel.viewing == 7
+    assert window.run.viewing == 7
     assert "Viewing the past" in window.state_label.text()
     assert window.timeline.is_past() and "(past)" in window.timeline.label_text()
     for _ in range(3):
         press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
-    past = window.time_travel.history.snapshot(window.time_travel.viewing)
+    past = window.run.history.snapshot(window.run.viewing)
     assert window.code_view.current_line() == past["line"]
     assert shown_value(window, "total") == str(past["vars"]["total"]["value"]) == "0"
     assert len(boxes(window.graph_view)) == len(past["graph_full"]["nodes"])
@@ -58,32 +58,32 @@ def test_dragging_the_timeline_moves_every_panel_and_live_resumes(qtbot, window)
     slider = window.timeline.findChild(QSlider, "timeline_slider")
     slider.setSliderPosition(4)
     slider.sliderMoved.emit(4)
-    past = window.time_travel.history.snapshot(4)
-    assert window.time_travel.viewing == 4 and window.code_view.current_line() == past["line"]
+    past = window.run.history.snapshot(4)
+    assert window.run.viewing == 4 and window.code_view.current_line() == past["line"]
     assert set(n for n in past["vars"]) <= {"w", "total", "i", "y"}
     assert [shown_value(window, name) is not None for name in past["vars"]] == [True] * len(past["vars"])
     assert len(boxes(window.graph_view)) == len(past["graph_full"]["nodes"])
     # stepping from the past goes back to the live pause first, then steps for real
-    live_step = window._last_snapshot["step"]
+    live_step = window.run.live["step"]
     press(qtbot, window, Qt.Key.Key_F11)
-    qtbot.waitUntil(lambda: window._last_snapshot["step"] == live_step + 1)
-    assert window.time_travel.viewing is None and not window.timeline.is_past()
+    qtbot.waitUntil(lambda: window.run.live["step"] == live_step + 1)
+    assert window.run.viewing is None and not window.timeline.is_past()
     assert "Viewing the past" not in window.state_label.text()
 
 
 def test_record_to_end_then_browse_the_whole_run(qtbot, window):
     press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier)  # record to end
     wait_ended(qtbot, window)
-    history = window.time_travel.history
+    history = window.run.history
     assert len(history) >= 15  # every line, call and return of the run
     assert [entry[2] for entry in history.entries()][:3] == [1, 2, 3]
     qtbot.waitUntil(lambda: "done 3" in window.console.output.toPlainText())
-    window.time_travel.show(5)
+    window.run.view(5)
     assert "Viewing the past" in window.state_label.text()
     assert "done 3" not in window.console.output.toPlainText()  # the output as it was then
     window.time_travel.bar.compare_requested.emit()
     assert "total" in window.time_travel.last_comparison
-    window.time_travel.go_live()
+    window.run.go_live()
     qtbot.waitUntil(lambda: "done 3" in window.console.output.toPlainText())
 
 
@@ -95,17 +95,84 @@ def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot,
     window.code_view.go_to_line(4)
     window.run_to_cursor()
     wait_paused(qtbot, window, 4)
-    steps_before = len(window.time_travel.history)
+    steps_before = len(window.run.history)
     panel = window.backward_panel
     qtbot.waitUntil(lambda: panel.root_combo.findText("b") >= 0)
     panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
         qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(window.time_travel.history) == steps_before + 1)
-    assert window._last_snapshot["vars"]["a"]["grad"] is not None
-    assert "action" in window.time_travel.marks.values()  # a tick on the timeline
+    qtbot.waitUntil(lambda: len(window.run.history) == steps_before + 1)
+    assert window.run.live["vars"]["a"]["grad"] is not None
+    assert "action" in window.run.marks.values()  # a tick on the timeline
     window.act_step_back.trigger()  # Step Back (Shift+F10): to the pause before it
-    assert window.time_travel.history.snapshot(window.time_travel.viewing)["vars"]["a"]["grad"] is None
+    assert window.run.history.snapshot(window.run.viewing)["vars"]["a"]["grad"] is None
     window.time_travel.bar.compare_requested.emit()
     assert "tensor a: .grad" in window.time_travel.last_comparison
     assert "nothing changed" not in window.time_travel.last_comparison
+
+
+def type_in_console(qtbot, win, text):
+    win.console.input.setText(text)
+    with qtbot.waitSignal(win.bridge.replied, timeout=30_000):
+        qtbot.keyClick(win.console.input, Qt.Key.Key_Return)
+
+
+def test_the_console_transcript_survives_a_look_at_the_past(qtbot, window):
+    """Go to live after a step back lost what the console had said: the run's start, the learner's
+    evaluations and their results."""
+    step_n(qtbot, window, 9)
+    type_in_console(qtbot, window, "total * 100")
+    before = window.console.output.toPlainText()
+    assert "▶ Running loop.py" in before and ">>> total * 100" in before and "100" in before.split(">>> total * 100")[1]
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back
+    assert "Output up to step" in window.console.output.toPlainText()
+    assert ">>> total * 100" not in window.console.output.toPlainText()
+    window.act_go_live.trigger()
+    assert window.console.output.toPlainText() == before
+
+
+def test_a_console_statement_is_a_step_of_the_history_and_shows_in_variables(qtbot, window):
+    """A statement typed in the console changed the lesson, but Variables kept the old values and
+    stepping back could not see the change."""
+    step_n(qtbot, window, 9)
+    steps = len(window.run.history)
+    type_in_console(qtbot, window, "total = 41")
+    qtbot.waitUntil(lambda: shown_value(window, "total") == "41")
+    assert len(window.run.history) == steps + 1 and window.run.marks[steps] == "action"
+    assert window.run.live["changed_by"] == "console"
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert shown_value(window, "total") == "1"
+    window.time_travel.bar.compare_requested.emit()
+    assert "changed variables: total" in window.time_travel.last_comparison
+
+
+def test_a_message_of_the_run_before_never_reaches_the_panels(qtbot, window):
+    """Restart: a pause or output the old lesson process sent just before it was stopped must not be
+    shown over the new run."""
+    from app import messages as m
+
+    step_n(qtbot, window, 3)
+    old = window.session.generation
+    stale = {**window.run.live, "line": 6, "step": 999}
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    wait_paused(qtbot, window)
+    assert window.session.generation == old + 1
+    fresh = window.run.live["step"]
+    window.bridge._message_arrived.emit(old, m.Paused(stale))
+    window.bridge._on_message_arrived(old, m.Output("stdout", "from the old run\n"))
+    qtbot.wait(50)
+    assert window.run.live["step"] == fresh and window.code_view.current_line() != 6
+    assert "from the old run" not in window.console.output.toPlainText()
+
+
+def test_when_a_recording_stops_at_its_limit_the_graph_shows_every_node_it_recorded(qtbot, window, monkeypatch):
+    """Record to End that stopped at its step limit showed the graph of the last step only: the
+    nodes made by the recorded lines were missing."""
+    monkeypatch.setattr("widgets.main_window.RECORD_LIMIT", 12)
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window)
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier)  # record to end, 12 steps
+    qtbot.waitUntil(lambda: window.session.state == "paused" and len(window.run.history) > 12)
+    expected = {node["id"] for node in window.run.live_graph()["nodes"]}
+    assert len(expected) >= 2  # y = w * i made nodes while recording
+    assert set(boxes(window.graph_view)) == expected

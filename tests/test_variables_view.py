@@ -322,4 +322,4 @@ def test_a_non_leaf_that_retained_its_grad_shows_it_after_backward(window_on, qt
     wait_paused(qtbot, window, 6)
     view = window.variables_view
     assert cell(view, ":h", GRAD) == "has grad"
-    assert window._last_snapshot["vars"]["h"]["grad"]["values"].tolist() == [1.0, 1.0]
+    assert window.run.live["vars"]["h"]["grad"]["values"].tolist() == [1.0, 1.0]

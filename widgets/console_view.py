@@ -15,6 +15,8 @@ Features
 - A ``>>>`` line that asks to evaluate an expression in the paused frame, with Up/Down
   history; results print as a repr, or for a tensor as a short multi-line description.
 - "Clear" in the context menu and as a button.
+- A view of a :class:`~app.transcript.Transcript`: everything it shows is an entry there, so
+  showing the transcript again (back from a past step) redraws all of it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QMouseEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
+from app.transcript import Entry, Transcript
 from widgets.watch_view import blend, readable_color, short_dtype, summary_line
 
 #: Lines of scrollback kept by default.
@@ -201,19 +204,63 @@ class ConsoleView(QWidget):
         self._history_index = 0
         self._draft = ""
         self._awaiting: str | None = None
+        self.transcript = Transcript()
 
         self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
         self.output.link_clicked.connect(self.line_activated)
-        self.output.clear_requested.connect(self.clear)
-        self.clear_button.clicked.connect(self.clear)
+        self.output.clear_requested.connect(self._on_clear_requested)
+        self.clear_button.clicked.connect(self._on_clear_requested)
         self.input.returnPressed.connect(self._on_input_return_pressed)
         self.input.installEventFilter(self)
+        self.transcript.listeners.append(self._on_transcript_changed)
         self.set_input_enabled(False)
+
+    # ---- the transcript -------------------------------------------------------------------
+
+    def set_transcript(self, transcript: Transcript) -> None:
+        """Show ``transcript`` (all of it now, and each entry as it comes)."""
+        if self._on_transcript_changed in self.transcript.listeners:
+            self.transcript.listeners.remove(self._on_transcript_changed)
+        self.transcript = transcript
+        transcript.listeners.append(self._on_transcript_changed)
+        self._wipe()
+        if transcript.dropped:
+            self._write_lines([("info", f"… {transcript.dropped:,} earlier entries dropped")])
+        for entry in transcript.entries:
+            self._draw(entry)
+        self._flush()
+
+    def _on_transcript_changed(self, entry: Entry | None) -> None:
+        if entry is None:
+            self._wipe()
+        else:
+            self._draw(entry)
+
+    def _draw(self, entry: Entry) -> None:
+        kind = entry[0]
+        if kind == "output":
+            self._queue_output(entry[1], entry[2])
+        elif kind == "message":
+            self._write_lines([(entry[1] if entry[1] in ("info", "error", "success") else "info", line)
+                               for line in entry[2].splitlines() or [""]])
+        elif kind == "error":
+            self._write_lines(self._error_lines(entry[1]))
+        elif kind == "echo":
+            self._write_lines([("echo", ">>> " + entry[1])])
+            self._awaiting = entry[1]
+        elif kind == "result":
+            self._write_result(entry[1], entry[2])
+
+    def _on_clear_requested(self) -> None:
+        self.transcript.clear()
 
     # ---- lesson output --------------------------------------------------------------------
 
     def append_output(self, stream: str, text: str) -> None:
-        """Queue ``text`` the lesson wrote to ``stream`` ("stdout", "stderr" or "native")."""
+        """Add ``text`` the lesson wrote to ``stream`` ("stdout", "stderr" or "native") to the transcript."""
+        self.transcript.add_output(stream, text)
+
+    def _queue_output(self, stream: str, text: str) -> None:
         if not text:
             return
         self._pending.append((stream, text.replace("\r\n", "\n")))
@@ -331,8 +378,7 @@ class ConsoleView(QWidget):
 
     def append_message(self, text: str, kind: str = "info") -> None:
         """Write a message from the app itself; ``kind`` is "info", "error" or "success"."""
-        self._write_lines([(kind if kind in ("info", "error", "success") else "info", line)
-                           for line in text.splitlines() or [""]])
+        self.transcript.add_message(text, kind)
 
     def append_error(self, error: dict[str, Any]) -> None:
         """Write an error of the lesson: its user frames as links, then ``Type: message``.
@@ -340,6 +386,9 @@ class ConsoleView(QWidget):
         ``error`` is ``{"type", "message", "line", "traceback": [{"file", "line", "function", "text"}]}``;
         a syntax error may instead carry ``"text"`` and ``"column"``.
         """
+        self.transcript.add_error(error)
+
+    def _error_lines(self, error: dict[str, Any]) -> list[tuple[str, str]]:
         lines: list[tuple[str, str]] = []
         frames = error.get("traceback") or []
         if frames:
@@ -357,7 +406,7 @@ class ConsoleView(QWidget):
                     indent = len(error["text"]) - len(error["text"].lstrip())
                     lines.append(("code", "    " + " " * max(error["column"] - 1 - indent, 0) + "^"))
         lines.extend(self._exception_lines(error))
-        self._write_lines(lines)
+        return lines
 
     def _exception_lines(self, error: dict[str, Any]) -> list[tuple[str, str]]:
         message = error.get("message", "")
@@ -371,6 +420,9 @@ class ConsoleView(QWidget):
 
     def show_result(self, expression: str, result: dict[str, Any]) -> None:
         """Print the result of evaluating ``expression``: ``{"ok": True, "value"}`` or ``{"ok": False, "error"}``."""
+        self.transcript.add_result(expression, result)
+
+    def _write_result(self, expression: str, result: dict[str, Any]) -> None:
         lines: list[tuple[str, str]] = []
         if self._awaiting != expression:  # other output came in between: say what this answers
             lines.append(("echo", ">>> " + expression))
@@ -398,8 +450,7 @@ class ConsoleView(QWidget):
         self._history_index = len(self._history)
         self._draft = ""
         self.input.clear()
-        self._write_lines([("echo", ">>> " + expression)])
-        self._awaiting = expression
+        self.transcript.add_echo(expression)
         self.evaluate_requested.emit(expression)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -423,7 +474,11 @@ class ConsoleView(QWidget):
     # ---- everything else ------------------------------------------------------------------
 
     def clear(self) -> None:
-        """Empty the output pane and drop buffered output (the history stays)."""
+        """Empty the transcript shown, and so the pane (the input's history stays)."""
+        self.transcript.clear()
+
+    def _wipe(self) -> None:
+        """Empty the pane and drop buffered output."""
         self._flush_timer.stop()
         self._pending.clear()
         self._pending_lines = 0

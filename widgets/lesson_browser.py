@@ -1,11 +1,24 @@
-"""The lesson browser: the course's lessons in order, with their titles and summaries."""
+"""The lesson browser: the course's lessons in order, with their titles, summaries and the learner's progress.
+
+Features
+--------
+* One row per lesson: number, title and summary in the chosen language.
+* What the learner did in each lesson: predictions answered right and exercises passed
+  (kept across restarts), with "Reset Progress" in the row's context menu.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
 from app.lesson_format import LessonInfo
+from app.progress import LessonProgress
+
+PROGRESS_TEXT = {
+    "en": ("predictions right {right}/{total}", "exercises {passed}/{total}", "Reset Progress"),
+    "zh": ("预测正确 {right}/{total}", "练习 {passed}/{total}", "重置进度"),
+}
 
 
 class LessonBrowser(QWidget):
@@ -13,6 +26,8 @@ class LessonBrowser(QWidget):
 
     lesson_activated = Signal(str)
     """The learner chose a lesson: its path."""
+    progress_reset_requested = Signal(str)
+    """The learner asked to forget their progress in a lesson: its file stem."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -20,32 +35,62 @@ class LessonBrowser(QWidget):
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         self.list.setSpacing(1)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list)
         self._lessons: list[LessonInfo] = []
+        self._progress: dict[str, LessonProgress] = {}
         self._language = "en"
         self.list.itemActivated.connect(self._on_list_item_activated)
         self.list.itemClicked.connect(self._on_list_item_activated)
+        self.list.customContextMenuRequested.connect(self._on_list_custom_context_menu_requested)
+
+    def lessons(self) -> list[LessonInfo]:
+        """The lessons shown."""
+        return list(self._lessons)
 
     def set_lessons(self, lessons: list[LessonInfo], language: str = "en") -> None:
         """Show ``lessons`` with titles and summaries in ``language``."""
         self._lessons = list(lessons)
         self._language = language
+        row = self.list.currentRow()
         self.list.clear()
         for info in self._lessons:
             title = info.title.get(language) or info.title.get("en", info.stem)
             summary = info.summary.get(language) or info.summary.get("en", "")
-            item = QListWidgetItem(f"{info.order:02d}  {title}\n      {summary}")
+            text = f"{info.order:02d}  {title}\n      {summary}"
+            progress = self.progress_text(info)
+            if progress:
+                text += f"\n      {progress}"
+            item = QListWidgetItem(text)
             item.setData(Qt.ItemDataRole.UserRole, str(info.path))
             item.setToolTip(f"{title}\n{summary}\n{info.path}")
             self.list.addItem(item)
+        if 0 <= row < self.list.count():
+            self.list.setCurrentRow(row)
+
+    def set_progress(self, progress: dict[str, LessonProgress]) -> None:
+        """Show the learner's progress (by lesson file stem)."""
+        self._progress = dict(progress)
+        self.set_lessons(self._lessons, self._language)
+
+    def progress_text(self, info: LessonInfo) -> str:
+        """"predictions right 2/3 · exercises 1/2" for a lesson with predictions or exercises, else ""."""
+        progress = self._progress.get(info.stem, LessonProgress(0, 0, 0))
+        predictions, exercises, _ = PROGRESS_TEXT.get(self._language, PROGRESS_TEXT["en"])
+        parts = []
+        if info.predictions:
+            parts.append(("✓ " if progress.right >= info.predictions else "") +
+                         predictions.format(right=progress.right, total=info.predictions))
+        if info.checks:
+            parts.append(("✓ " if progress.passed >= info.checks else "") +
+                         exercises.format(passed=progress.passed, total=info.checks))
+        return " · ".join(parts)
 
     def set_language(self, language: str) -> None:
         """Show the titles in another language, keeping the selection."""
-        row = self.list.currentRow()
         self.set_lessons(self._lessons, language)
-        self.list.setCurrentRow(row)
 
     def select_path(self, path: str) -> None:
         """Mark the lesson at ``path`` (or a copy of it with the same file name) as the open one."""
@@ -58,3 +103,13 @@ class LessonBrowser(QWidget):
 
     def _on_list_item_activated(self, item: QListWidgetItem) -> None:
         self.lesson_activated.emit(item.data(Qt.ItemDataRole.UserRole))
+
+    def _on_list_custom_context_menu_requested(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        stem = item.data(Qt.ItemDataRole.UserRole).replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+        menu = QMenu(self)
+        menu.addAction(PROGRESS_TEXT.get(self._language, PROGRESS_TEXT["en"])[2],
+                       lambda: self.progress_reset_requested.emit(stem))
+        menu.popup(self.list.viewport().mapToGlobal(position))

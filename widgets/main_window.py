@@ -41,8 +41,12 @@ from PySide6.QtWidgets import (
 )
 
 from app import messages as m
-from app.lesson_format import list_lessons
+from app.coach import Coach
+from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
+from app.progress import Progress
+from app.run import Run
 from app.session import ENDED, IDLE, PAUSED, RUNNING, LessonFileError, Session, read_lesson
+from app.transcript import Transcript
 from app.workspace import LESSONS_DIR, Workspace
 from widgets import settings
 from widgets.autosave_timer import AutosaveTimer
@@ -54,6 +58,7 @@ from widgets.graph_groups import same_file
 from widgets.graph_view import GraphView
 from widgets.lesson_browser import LessonBrowser
 from widgets.notes_view import NotesView
+from widgets.prediction_bar import PredictionBar, check_text, verdict_text
 from widgets.run_status_bar import RunStatusBar, end_text
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
@@ -117,8 +122,11 @@ class MainWindow(QMainWindow):
         self.path: Path | None = None
         self.language = settings.get("language")
         self._pending: dict[int, Callable[[dict[str, Any]], None]] = {}
-        self._last_snapshot: dict[str, Any] | None = None
-        self._end: m.Ended | None = None
+        self.run: Run | None = None
+        """The run on screen (the current one, or the last one of this lesson); None before the first."""
+        self.progress = Progress(self.workspace.data_dir / "progress.json")
+        self.coach: Coach | None = None
+        """The predictions and exercise checks of the current run, when its lesson has any."""
         self._inspected: str | None = None
         self._sized = False
         self._record_on_first_pause = False
@@ -130,14 +138,16 @@ class MainWindow(QMainWindow):
 
         self.code_view = CodeView(self)
         self.timeline = TimelineBar(self)
+        self.prediction_bar = PredictionBar(self)
         central = QWidget(self)
         column = QVBoxLayout(central)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
+        column.addWidget(self.prediction_bar)
         column.addWidget(self.code_view, 1)
         column.addWidget(self.timeline)
         self.setCentralWidget(central)
-        self.time_travel = TimeTravel(self, self.timeline)
+        self.time_travel = TimeTravel(self.timeline, lambda: self.session.state == RUNNING, self)
         self._build_docks()
         self._build_actions()
         self._build_menus()
@@ -148,6 +158,7 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState(LAYOUT_VERSION)
         self._restore_layout()
         self.lesson_browser.set_lessons(list_lessons(self.lessons_dir), self.language)
+        self._show_progress()
         self.watch_view.set_expressions(settings.get("watch/expressions"))
         self._update_actions()
 
@@ -216,6 +227,8 @@ class MainWindow(QMainWindow):
         add_actions(self)
         self.run_actions = [getattr(self, name) for name in RUN_ACTIONS]
         self.history_actions = [getattr(self, name) for name in HISTORY_ACTIONS]
+        self.act_ask_predictions.setCheckable(True)
+        self.act_ask_predictions.setChecked(settings.get("course/ask_predictions"))
         self.timeline.back_button.setDefaultAction(self.act_step_back)
 
     def _build_menus(self) -> None:
@@ -235,6 +248,7 @@ class MainWindow(QMainWindow):
             run_menu.addAction(action)
         run_menu.addAction("History &Budget…", self._ask_history_budget)
         run_menu.addSeparator()
+        run_menu.addAction(self.act_ask_predictions)
         run_menu.addAction(self.act_toggle_bp)
         self.view_menu = bar.addMenu("&View")
         for dock in self.docks.values():
@@ -296,6 +310,9 @@ class MainWindow(QMainWindow):
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
         self.backward_panel.active_node_changed.connect(self._on_backward_panel_active_node_changed)
         self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
+        self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
+        self.prediction_bar.skipped.connect(self._on_prediction_bar_skipped)
+        self.lesson_browser.progress_reset_requested.connect(self._on_lesson_browser_progress_reset_requested)
 
     # ---- files --------------------------------------------------------------------------
 
@@ -307,7 +324,7 @@ class MainWindow(QMainWindow):
         try:
             text = read_lesson(str(shown))
         except LessonFileError as exc:
-            self.console.append_message(str(exc), "error")
+            self._transcript().add_message(str(exc), "error")
             self.state_label.setText(str(exc))
             return False
         if self.session.state in (RUNNING, PAUSED):
@@ -315,16 +332,13 @@ class MainWindow(QMainWindow):
                 return False
             self.stop()
         if shown != self.path:  # another lesson: nothing of the last run stays on screen
-            self.time_travel.reset()
-            self.console.clear()
+            self._set_run(None)
             self.backward_panel.forget_expressions()
-            self._end = None
         self.path = shown
         self.code_view.set_source(text, str(shown))
         self.code_view.set_breakpoints(self.session.breakpoints.get(str(shown), {}))
         self.notes_view.set_source(text)
         self.lesson_browser.select_path(str(shown))
-        self._last_snapshot = None
         self._clear_pause_views()
         unsaved = self.workspace.unsaved(shown, text)
         if unsaved is not None:
@@ -436,13 +450,13 @@ class MainWindow(QMainWindow):
 
     def step_back(self) -> None:
         """Show the pause before the one in view, as recorded."""
-        if self.session.state != RUNNING:
-            self.time_travel.step_back()
+        if self.session.state != RUNNING and self.run is not None:
+            self.run.step_back()
             self._update_actions()
 
     def record_to_end(self) -> None:
         """Record every step from here (or from the start) to the end or the step limit."""
-        self.time_travel.go_live()
+        self.go_live()
         if self.session.state == PAUSED:
             self.session.record(limit=RECORD_LIMIT)
             self._on_resumed()
@@ -454,11 +468,12 @@ class MainWindow(QMainWindow):
                                          settings.get("history/budget_mb"), 16, 65536, 64)
         if ok:
             settings.put("history/budget_mb", budget)
-            self.time_travel.history.budget_bytes = budget * 2**20
+            if self.run is not None and self.run.history is not None:
+                self.run.history.budget_bytes = budget * 2**20
 
     def start_or_continue(self) -> None:
         """F5: continue a paused lesson, or start a stopped one paused at its first line (as Thonny's debug)."""
-        self.time_travel.go_live()
+        self.go_live()
         if self.session.state == PAUSED:
             self.session.resume(watches=self.watch_view.stop_on_change())
             self._on_resumed()
@@ -468,7 +483,7 @@ class MainWindow(QMainWindow):
     def run_to_end(self) -> None:
         """F8: run a stopped lesson without pausing at its first line, to a breakpoint or the end."""
         if self.session.state not in (RUNNING, PAUSED):
-            self.time_travel.go_live()
+            self.go_live()
             self._start(stop_on_entry=False)
 
     def step_over(self) -> None:
@@ -479,19 +494,19 @@ class MainWindow(QMainWindow):
 
     def step_expression(self) -> None:
         """Alt+F11: run the paused line one PyTorch operation at a time."""
-        self.time_travel.go_live()
+        self.go_live()
         if self.session.state == PAUSED:
             self.session.step_expression()
             self._on_resumed(stepped=True)
 
     def step_out(self) -> None:
-        self.time_travel.go_live()
+        self.go_live()
         if self.session.state == PAUSED:
             self.session.step_out()
             self._on_resumed(stepped=True)
 
     def run_to_cursor(self) -> None:
-        self.time_travel.go_live()
+        self.go_live()
         line = self.code_view.cursor_line()
         if self.session.state == PAUSED:
             self.session.run_to(line)
@@ -509,7 +524,7 @@ class MainWindow(QMainWindow):
         self._start(stop_on_entry=self.session.stop_on_entry if self.session.path else True)
 
     def _step(self, command: Callable[[], None]) -> None:
-        self.time_travel.go_live()
+        self.go_live()
         if self.session.state == PAUSED:
             command()
             self._on_resumed(stepped=True)
@@ -521,31 +536,132 @@ class MainWindow(QMainWindow):
             return False
         if self.code_view.document().isModified():
             self.save()
+        source = self.code_view.source()
+        coach = self._coach_for(source)
         breakpoints = dict(self.code_view.breakpoints())
+        for line in coach.stop_lines() if coach else ():
+            breakpoints.setdefault(line, None)
         if run_to is not None:
             breakpoints.setdefault(run_to, None)
         self.session.breakpoints[str(self.path)] = breakpoints
-        self.console.append_message(f"▶ Running {self.path.name}", "info")
         try:
-            self.session.start(str(self.path), self.code_view.source(), stop_on_entry,
-                               watches=None if stop_on_entry else self.watch_view.stop_on_change())
+            # The run before ends inside start() and says so to its own Run; this one's messages come later.
+            self.session.start(str(self.path), source, stop_on_entry,
+                               watches=None if stop_on_entry else self.watch_view.stop_on_change(),
+                               checks=coach.checks() if coach else None)
         except LessonFileError as exc:
-            self.console.append_message(str(exc), "error")
+            self._transcript().add_message(str(exc), "error")
             return False
         finally:
-            self.session.breakpoints[str(self.path)] = dict(self.code_view.breakpoints())
-        self.time_travel.reset()
-        self._end = None
-        self._last_snapshot = None
+            self.session.breakpoints[str(self.path)] = self._breakpoints()
+        self.coach = coach
+        self._set_run(Run(str(self.path), settings.get("history/budget_mb") * 2**20))
+        self.run.transcript.add_message(f"▶ Running {self.path.name}", "info")
         self._clear_pause_views()
         self.code_view.set_error_line(None)
         self.code_view.set_previous_line(None)
         self._on_resumed()
         return True
 
+    def _coach_for(self, source: str) -> Coach | None:
+        """A coach for a run of ``source``, if it is a lesson with predictions or checks."""
+        try:
+            lesson = parse_lesson(source if "\n" in source else source + "\n")
+        except LessonFormatError:
+            return None
+        if not lesson.predictions and not lesson.checks:
+            return None
+        return Coach(lesson, self.path.stem, self.progress, self.act_ask_predictions.isChecked())
+
+    def _breakpoints(self) -> dict[int, str | None]:
+        """The code view's breakpoints and the lines whose predictions are still to be asked."""
+        breakpoints = dict(self.code_view.breakpoints())
+        for line in self.coach.stop_lines() if self.coach else ():
+            breakpoints.setdefault(line, None)
+        return breakpoints
+
+    def toggle_predictions(self) -> None:
+        """Run > Ask Predictions: whether runs stop to ask before a line with ``# predict:`` runs."""
+        asking = self.act_ask_predictions.isChecked()
+        settings.put("course/ask_predictions", asking)
+        if self.coach is not None:
+            self.coach.asking = asking
+            if not asking:
+                self.prediction_bar.dismiss()
+            if self.path is not None:
+                self.session.set_breakpoints(str(self.path), self._breakpoints())
+
+    def _on_prediction_bar_answered(self, answer: str) -> None:
+        if self.coach is not None and self.prediction_bar.prediction is not None:
+            self.coach.answer(self.prediction_bar.prediction, answer)
+            self.step_over()
+
+    def _on_prediction_bar_skipped(self) -> None:
+        if self.coach is not None:
+            self.coach.skip()
+
+    def _judge_prediction(self) -> None:
+        """The line a prediction waited for has run: ask the lesson whether the answer was right."""
+        waiting = self.coach.take_waiting() if self.coach else None
+        if waiting is None:
+            return
+        prediction, answer = waiting
+        coach = self.coach
+
+        def show(result: dict[str, Any]) -> None:
+            verdict = coach.verdict(prediction, answer, result)
+            self.prediction_bar.show_verdict(verdict)
+            right = verdict.right
+            self._transcript().add_message(verdict_text(verdict, self.language),
+                                           "info" if right is None else "success" if right else "error")
+            self._show_progress()
+
+        self._request("predict", show, expression=prediction.expression, answer=answer)
+
+    def _ask_prediction(self, snapshot: dict[str, Any]) -> None:
+        if self.coach is None or not same_file(snapshot.get("file", ""), str(self.path)):
+            return
+        prediction = self.coach.question_at(snapshot, snapshot.get("file", ""))
+        if prediction is not None:
+            self.prediction_bar.ask(prediction)
+            self.session.set_breakpoints(str(self.path), self._breakpoints())  # asked once per run
+
+    def _show_progress(self) -> None:
+        self.lesson_browser.set_progress({info.stem: self.progress.of(info.stem)
+                                          for info in self.lesson_browser.lessons()})
+
+    def _on_lesson_browser_progress_reset_requested(self, stem: str) -> None:
+        self.progress.reset(stem)
+        self._show_progress()
+
+    def _set_run(self, run: Run | None) -> None:
+        """Show ``run`` from now on (None: no run; the console starts empty)."""
+        if self.run is not None:
+            self.run.on_viewed.remove(self._on_run_viewed)
+        if run is None:
+            self.coach = None
+            self.prediction_bar.dismiss()
+        self.run = run
+        if run is not None:
+            run.on_viewed.append(self._on_run_viewed)
+        self.time_travel.set_run(run)
+        self.console.set_transcript(run.transcript if run is not None else Transcript())
+
+    def _transcript(self) -> Transcript:
+        """Where the app's messages go: the run's transcript (shown again after a look at the past)."""
+        return self.run.transcript if self.run is not None else self.console.transcript
+
+    def _on_run_viewed(self, index: int | None) -> None:
+        if index is None:
+            self.show_live()
+        else:
+            snapshot, previous = self.run.past(index)
+            self.show_pause(snapshot, previous, (index, self.run.live_index))
+
     def _on_resumed(self, stepped: bool = False) -> None:
         """The lesson runs again; ``stepped`` when by a step, after which the line paused at is the one that ran."""
         self._stepped = stepped
+        self.prediction_bar.dismiss()  # answered (the verdict comes at the next pause) or stepped on unanswered
         self.code_view.set_read_only(True)
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False)
@@ -558,8 +674,9 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _on_bridge_output(self, stream: str, text: str) -> None:
-        self.time_travel.record_output(stream, text)
-        if self.time_travel.viewing is None:
+        if self.run is not None:  # shown by the console when it shows the run's transcript (not a past step's)
+            self.run.add_output(stream, text)
+        else:
             self.console.append_output(stream, text)
 
     def _on_bridge_noticed(self, kind: str, text: str) -> None:
@@ -570,11 +687,12 @@ class MainWindow(QMainWindow):
             self._on_bridge_output("native", f"[GradStep] {text}\n")
 
     def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
-        self.time_travel.record_pause(snapshot)
+        if self.run is None:  # a run started by the session's own methods, not by the window's
+            self._set_run(Run(self.session.path or "", settings.get("history/budget_mb") * 2**20))
+        previous = self.run.live
+        self.run.add_pause(snapshot)
         if snapshot.get("recording"):
             return  # recorded for the timeline; the panels show the pause the recording ends at
-        previous = self._last_snapshot
-        self._last_snapshot = snapshot
         # The "just ran" arrow only after a step: after a continue or run to cursor, the last pause's
         # line is not the line that ran last.
         self.code_view.set_previous_line(previous["line"] if previous and self._stepped else None)
@@ -583,7 +701,13 @@ class MainWindow(QMainWindow):
         same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
             and previous["function"] == snapshot["function"]
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
-        self._apply_graph(snapshot.get("graph"))
+        if previous is not None and previous.get("recording"):
+            # The recording ends here: the panels skipped its pauses' graph changes, so they get the whole graph.
+            graph = self.run.live_graph()
+            self.graph_view.set_graph(graph)
+            self.backward_panel.set_graph(graph)
+        else:
+            self._apply_graph(snapshot.get("graph"))
         # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
         self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
@@ -594,12 +718,14 @@ class MainWindow(QMainWindow):
         if snapshot.get("post_mortem"):
             error = snapshot["exception"]
             self.code_view.set_error_line(error.get("line"))
-            self.console.append_error(error)
+            self._transcript().add_error(error)
         if snapshot.get("condition_error"):
             problem = snapshot["condition_error"]
-            self.console.append_message(f"The condition “{problem['condition']}” on line {problem['line']} raised "
+            self._transcript().add_message(f"The condition “{problem['condition']}” on line {problem['line']} raised "
                                         f"{problem['type']}: {problem['message']}", "error")
         self._show_state()
+        self._judge_prediction()
+        self._ask_prediction(snapshot)
         self._evaluate_watches()
         self._refresh_inspector()
         self._update_actions()
@@ -621,22 +747,23 @@ class MainWindow(QMainWindow):
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False, "past")
         self.console.set_input_enabled(False)
-        self.console.clear()
-        self.console.append_message(f"Output up to step {index + 1} (the past: Ctrl+Shift+F10 returns to live)")
+        past = Transcript()
+        past.add_message(f"Output up to step {index + 1} (the past: Ctrl+Shift+F10 returns to live)")
         for stream, text in snapshot["output"]:
-            self.console.append_output(stream, text)
+            past.add_output(stream, text)
+        self.console.set_transcript(past)
         if self._inspected in snapshot["vars"]:
             self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
         self.status.show_past(snapshot, index, live)
         self._update_actions()
 
-    def show_live(self, graph_full: dict[str, Any], output: list[tuple[str, str]]) -> None:
-        """Leave the past: the live pause (or the end of the run) as the lesson has it now."""
-        snapshot = self._last_snapshot
-        self.console.clear()
-        for stream, text in output:
-            self.console.append_output(stream, text)
-        self.graph_view.set_graph(graph_full)
+    def show_live(self) -> None:
+        """Leave the past: the live step (or the end of the run) as the lesson has it now, and all the console said."""
+        snapshot = self.run.live
+        self.console.set_transcript(self.run.transcript)
+        graph = self.run.live_graph()
+        self.graph_view.set_graph(graph)
+        self.backward_panel.set_graph(graph)
         if snapshot is not None:
             live = self.session.state == PAUSED
             self.code_view.set_current_line(snapshot["line"] if live else None, snapshot["event"])
@@ -651,21 +778,27 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
-        self._end = ended
-        self.time_travel.run_ended()
+        if self.run is not None:
+            self.run.end(ended)
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False, "ended")
         self.stack_view.clear()
         self._pending.clear()
+        self.prediction_bar.dismiss()
+        if self.coach is not None and ended.checks:
+            for result in self.coach.check_results(ended.checks):
+                self._transcript().add_message(check_text(result, self.language),
+                                               "success" if result.passed else "info")
+            self._show_progress()
         text = end_text(ended)
         kind = "success" if ended.status == "ok" or (ended.status == "exited" and ended.exit_code == 0) else "error"
         if ended.status == "error" and ended.error and ended.error.get("type") == "SyntaxError":
             self.code_view.set_error_line(ended.error.get("line"))
-            self.console.append_error(ended.error)
+            self._transcript().add_error(ended.error)
             self.code_view.go_to_line(ended.error.get("line") or 1)
-        self.console.append_message(f"■ {text}", kind)
+        self._transcript().add_message(f"■ {text}", kind)
         self._show_state()
         self._update_actions()
 
@@ -688,7 +821,8 @@ class MainWindow(QMainWindow):
             if result.get("ok"):
                 self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=False)
                 self.backward_panel.set_snapshot(result["vars"])
-                self._apply_graph(result.get("graph"), between_pauses=True)
+                self._apply_graph(result.get("graph"))
+                self.run.add_graph_change(result.get("graph") or {})
 
         self._request("frame", show, index=index)
 
@@ -712,7 +846,7 @@ class MainWindow(QMainWindow):
             return
         expression = self._inspected
         if expression.startswith("⟨"):  # an operation's result: no name in the frame; its summary comes with the pause
-            summary = (self._last_snapshot or {}).get("vars", {}).get(expression)
+            summary = ((self.run.live if self.run else None) or {}).get("vars", {}).get(expression)
             if summary is not None:
                 self.inspector.show_tensor(expression, summary)
             return
@@ -724,9 +858,7 @@ class MainWindow(QMainWindow):
 
         self._request("evaluate", show, expression=expression)
 
-    def _apply_graph(self, diff: dict[str, Any] | None, between_pauses: bool = False) -> None:
-        if diff and between_pauses:
-            self.time_travel.record_graph_change(diff)
+    def _apply_graph(self, diff: dict[str, Any] | None) -> None:
         if diff and diff.get("changed"):
             self.graph_view.apply_diff(diff)
             self.backward_panel.apply_diff(diff)
@@ -737,12 +869,12 @@ class MainWindow(QMainWindow):
         if "vars" in result:
             self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
             self.backward_panel.set_snapshot(result["vars"])
-        self._apply_graph(result.get("graph"), between_pauses=True)
-        if "vars" in result and self._last_snapshot is not None:  # the frame changed: a step of the history
-            self._last_snapshot = {**self._last_snapshot, "vars": result["vars"], "globals": result["globals"],
-                                   "changed_by": kind}
-            self.time_travel.record_change(self._last_snapshot)
+        self._apply_graph(result.get("graph"))
+        if "vars" in result:  # the frame changed: a step of the history
+            self.run.add_change(kind, result)
             self._update_actions()
+        else:
+            self.run.add_graph_change(result.get("graph") or {})
         self._refresh_inspector()
         self._evaluate_watches()
 
@@ -779,7 +911,18 @@ class MainWindow(QMainWindow):
         self.graph_view.highlight_variable(name or None)
 
     def _on_console_evaluate_requested(self, expression: str) -> None:
-        self._request("evaluate", lambda result: self.console.show_result(expression, result), expression=expression)
+        def show(result: dict[str, Any]) -> None:
+            self._transcript().add_result(expression, result)
+            if "vars" in result:  # a statement: it may have changed the lesson, as a line of it would
+                self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
+                self.backward_panel.set_snapshot(result["vars"])
+                self._apply_graph(result.get("graph"))
+                self.run.add_change("console", result)
+                self._refresh_inspector()
+                self._evaluate_watches()
+                self._update_actions()
+
+        self._request("evaluate", show, expression=expression)
 
     def _evaluate_watches(self) -> None:
         for expression in self.watch_view.expressions():
@@ -799,11 +942,13 @@ class MainWindow(QMainWindow):
         self.session.pause()
 
     def go_live(self) -> None:
-        self.time_travel.go_live()
+        """Back to the live step of the run, if a past one is in view."""
+        if self.run is not None:
+            self.run.go_live()
 
     def _on_code_view_breakpoints_changed(self, breakpoints: dict[int, str | None]) -> None:
         if self.path is not None:
-            self.session.set_breakpoints(str(self.path), breakpoints)
+            self.session.set_breakpoints(str(self.path), self._breakpoints())
 
     def _on_code_view_source_edited(self) -> None:
         self.notes_view.set_source(self.code_view.source())
@@ -830,7 +975,9 @@ class MainWindow(QMainWindow):
         self._show_state()
 
     def _show_state(self) -> None:
-        self.status.show_run(self.session.state, self._last_snapshot, self._end, self.path is not None)
+        run = self.run
+        self.status.show_run(self.session.state, run.live if run else None, run.ended if run else None,
+                             self.path is not None)
 
     def _update_actions(self) -> None:
         state = self.session.state
@@ -852,10 +999,9 @@ class MainWindow(QMainWindow):
         self.act_stop.setEnabled(running or paused)
         self.act_restart.setEnabled(has_file and (running or paused or state == ENDED))
         self.act_toggle_bp.setEnabled(has_file)
-        history = self.time_travel.history
-        showing = self.time_travel.viewing if self.time_travel.viewing is not None else self.time_travel.live
-        self.act_step_back.setEnabled(not running and showing - 1 >= history.dropped_before)
-        self.act_go_live.setEnabled(self.time_travel.viewing is not None)
+        run = self.run
+        self.act_step_back.setEnabled(not running and run is not None and run.can_step_back())
+        self.act_go_live.setEnabled(run is not None and run.viewing is not None)
         self.act_record.setEnabled(idle or paused)
         self.act_save.setEnabled(has_file and not (running or paused))
         self.act_revert.setEnabled(has_file and self.workspace.original_of(self.path) is not None)
@@ -871,6 +1017,7 @@ class MainWindow(QMainWindow):
         self.notes_view.set_language(language)
         self.code_view.set_language(language)
         self.lesson_browser.set_language(language)
+        self.prediction_bar.set_language(language)
 
     def reset_layout(self) -> None:
         """Put every dock back where it starts."""
@@ -920,6 +1067,7 @@ class MainWindow(QMainWindow):
             self.variables_view.restore_header_state(header)
         self.notes_view.set_language(self.language)
         self.code_view.set_language(self.language)
+        self.prediction_bar.set_language(self.language)
 
     def _about(self) -> None:
         QMessageBox.about(self, "About GradStep",

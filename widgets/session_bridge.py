@@ -3,6 +3,9 @@
 The session calls its listeners on a reader thread; :class:`SessionBridge` re-emits each
 message as a Qt signal, which Qt queues onto the GUI thread. Output arriving faster than
 the screen can show it is coalesced per stream so a print flood costs one signal per frame.
+A message is tagged with the run it belongs to (:attr:`~app.session.Session.generation`)
+when the session hands it over, and dropped if another run started before the GUI thread
+got to it, so no panel ever shows a message of the run before.
 """
 
 from __future__ import annotations
@@ -42,12 +45,13 @@ class SessionBridge(QObject):
     noticed = Signal(str, str)
     """The engine has something to tell while the lesson runs: kind and text (see :class:`~app.messages.Notice`)."""
 
-    _message_arrived = Signal(object)
+    _message_arrived = Signal(int, object)
 
     def __init__(self, session: Session, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self._pending: list[tuple[str, str]] = []
+        self._pending_generation = 0
         self._pending_chars = 0
         self._dropped = 0
         self._pending_lock = threading.Lock()
@@ -62,9 +66,14 @@ class SessionBridge(QObject):
             self.session.listeners.remove(self._on_session_message)
 
     def _on_session_message(self, message: Any) -> None:
-        """Runs on the session's reader thread: hand the message to the GUI thread."""
+        """Runs on the session's reader thread (holding the session's lock): hand the message to the GUI thread."""
+        generation = self.session.generation
         if isinstance(message, m.Output):
             with self._pending_lock:
+                if self._pending and self._pending_generation != generation:
+                    self._pending.clear()  # the run before's output, not yet shown: it is over
+                    self._pending_chars = self._dropped = 0
+                self._pending_generation = generation
                 first = not self._pending
                 self._pending.append((message.stream, message.text))
                 self._pending_chars += len(message.text)
@@ -73,12 +82,14 @@ class SessionBridge(QObject):
                     self._pending_chars -= len(text)
                     self._dropped += len(text)
             if first:
-                self._message_arrived.emit(None)
+                self._message_arrived.emit(generation, None)
             return
-        self._message_arrived.emit(message)
+        self._message_arrived.emit(generation, message)
 
-    @Slot(object)
-    def _on_message_arrived(self, message: Any) -> None:
+    @Slot(int, object)
+    def _on_message_arrived(self, generation: int, message: Any) -> None:
+        if generation != self.session.generation:
+            return  # another run started since: this message is of a run no panel shows any more
         if message is None:
             if not self._flush_timer.isActive():
                 self._flush_timer.start()
@@ -98,6 +109,8 @@ class SessionBridge(QObject):
 
     def _flush_output(self) -> None:
         with self._pending_lock:
+            if self._pending_generation != self.session.generation:
+                self._pending.clear()
             pending, self._pending = self._pending, []
             dropped, self._dropped = self._dropped, 0
             self._pending_chars = 0

@@ -19,6 +19,7 @@ DEFAULTS: dict[str, Any] = {
     "watch/expressions": [],
     "console/max_lines": 5000,
     "history/budget_mb": 512,
+    "course/ask_predictions": True,
 }
 
 _file: str | None = None

@@ -1,38 +1,25 @@
-"""Time travel for the main window: records every pause of the run and shows any of them again.
+"""Time travel on screen: the timeline bar in step with the run's history, and "Diff with live".
 
-The truth is :class:`app.history.History`; this controller feeds it from the session
-bridge, keeps the :class:`~widgets.timeline_bar.TimelineBar` in step with it, and asks the
-window to show a past pause. Nothing is re-executed: a past pause is shown as recorded,
-and stepping from it returns to the live pause first.
+The truth is the run (:class:`app.run.Run`): it records every step and knows which one is
+in view. This controller only observes it, keeps the :class:`~widgets.timeline_bar.TimelineBar`
+in step, and turns the bar's requests into the run's :meth:`~app.run.Run.view` and
+:meth:`~app.run.Run.go_live`; the window observes the run's ``on_viewed`` to show a step.
+Nothing is re-executed: a past step is shown as recorded.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
-from app.history import History
-from widgets import settings
+from app.run import Run
 from widgets.timeline_bar import TimelineBar
-
-if TYPE_CHECKING:
-    from widgets.main_window import MainWindow
 
 #: While a run is recorded, the timeline is redrawn at most this often (ms).
 RECORDING_REFRESH_MS = 150
-
-
-def mark_of(snapshot: dict[str, Any]) -> str | None:
-    """Why a pause deserves a tick on the timeline, if it does."""
-    if snapshot.get("post_mortem") or snapshot.get("event") == "exception":
-        return "exception"
-    if snapshot.get("watch_changed"):
-        return "watch"
-    if snapshot.get("breakpoint"):
-        return "breakpoint"
-    return None
 
 
 def describe_diff(diff: dict[str, Any], first: int, second: int) -> str:
@@ -66,126 +53,92 @@ def describe_diff(diff: dict[str, Any], first: int, second: int) -> str:
 
 
 class TimeTravel(QObject):
-    """Keeps the run's history and moves the window's view through it.
+    """Keeps the timeline bar in step with the run shown in the window.
 
     Parameters
     ----------
-    window
-        The main window whose panels show a pause (:meth:`MainWindow.show_pause`).
     bar
         The timeline under the code.
+    is_running
+        Whether the lesson runs now (a running lesson has no still past to show yet).
+    parent
+        The window, which also parents the "Diff with live" dialog.
     """
 
-    def __init__(self, window: MainWindow, bar: TimelineBar) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, bar: TimelineBar, is_running: Callable[[], bool], parent: QWidget) -> None:
+        super().__init__(parent)
         self.bar = bar
-        self.history = History()
-        self.viewing: int | None = None
-        self.marks: dict[int, str] = {}
+        self.run: Run | None = None
         self.last_comparison = ""  # the text of the last "Diff with live"
+        self._is_running = is_running
+        self._parent = parent
         self._refresh_timer = QTimer(self, singleShot=True, interval=RECORDING_REFRESH_MS)
         self._refresh_timer.timeout.connect(self._refresh_bar)
         bar.position_requested.connect(self._on_bar_position_requested)
-        bar.live_requested.connect(self.go_live)
+        bar.live_requested.connect(self._on_bar_live_requested)
         bar.compare_requested.connect(self._on_bar_compare_requested)
-        self.reset()
+        self.set_run(None)
 
-    @property
-    def live(self) -> int:
-        """History index of the newest pause (-1 before the first)."""
-        return len(self.history) - 1
-
-    def reset(self) -> None:
-        """A new run: an empty history with the budget from the settings."""
-        self.history = History(budget_bytes=settings.get("history/budget_mb") * 2**20)
-        self.viewing = None
-        self.marks.clear()
+    def set_run(self, run: Run | None) -> None:
+        """Follow ``run`` (None: no run, an empty bar)."""
+        if self.run is not None:
+            self.run.on_recorded.remove(self._on_run_recorded)
+            self.run.on_viewed.remove(self._on_run_viewed)
+            self.run.on_ended.remove(self._on_run_ended)
+        self.run = run
+        self._refresh_timer.stop()
         self.bar.clear()
         self.bar.set_finished(False)
+        if run is not None:
+            run.on_recorded.append(self._on_run_recorded)
+            run.on_viewed.append(self._on_run_viewed)
+            run.on_ended.append(self._on_run_ended)
+            self.bar.set_finished(run.is_over)
+            if len(run.history or ()):
+                self._refresh_bar()
 
-    def record_output(self, stream: str, text: str) -> None:
-        self.history.add_output(stream, text)
-
-    def record_graph_change(self, diff: dict[str, Any]) -> None:
-        """A reply changed the graph between pauses (a backward, another frame)."""
-        self.history.add_graph_change(diff)
-
-    def record_pause(self, snapshot: dict[str, Any]) -> int:
-        """Add a pause; while recording, the timeline only counts it."""
-        mark = mark_of(snapshot)
-        index = self.history.add_pause(snapshot, mark)
-        if mark:
-            self.marks[index] = mark
-        recording = bool(snapshot.get("recording"))
+    def _on_run_recorded(self, index: int, recording: bool) -> None:
         self.bar.set_recording(recording)
         if recording:
             if not self._refresh_timer.isActive():
                 self._refresh_timer.start()
         else:
-            self.viewing = None
             self._refresh_bar()
-        return index
 
-    def record_change(self, snapshot: dict[str, Any]) -> int:
-        """A change made from outside the lesson's code (a backward() or zero grad from a panel): a step of
-        its own, marked on the timeline, so that stepping back and "Diff with live" see it."""
-        index = self.history.add_pause(snapshot, "action")
-        self.marks[index] = "action"
-        self.viewing = None
-        self._refresh_bar()
-        return index
+    def _on_run_viewed(self, index: int | None) -> None:
+        self.bar.set_position(index if index is not None else self.run.live_index)
 
-    def run_ended(self) -> None:
+    def _on_run_ended(self, ended: Any) -> None:
         self.bar.set_recording(False)
         self.bar.set_finished(True)
         self._refresh_bar()
 
-    def step_back(self) -> bool:
-        """Show the pause before the one in view; False when there is none."""
-        current = self.viewing if self.viewing is not None else self.live
-        if current - 1 < self.history.dropped_before:
-            return False
-        self.show(current - 1)
-        return True
-
-    def show(self, index: int) -> None:
-        """Show pause ``index`` as it was (the live one returns to the live view)."""
-        if index >= self.live:
-            self.go_live()
-            return
-        snapshot = self.history.snapshot(index)
-        previous = self.history.snapshot(index - 1)["line"] if index > self.history.dropped_before else None
-        self.viewing = index
-        self.bar.set_position(index)
-        self.window.show_pause(snapshot, previous, past=(index, self.live))
-
-    def go_live(self) -> None:
-        """Back to the newest pause, with the lesson's state as it is now."""
-        if self.viewing is None:
-            return
-        self.viewing = None
-        self.bar.set_position(self.live)
-        self.window.show_live(self.history.snapshot(self.live)["graph_full"], self.history.output())
-
     def _refresh_bar(self) -> None:
-        first = self.history.dropped_before
-        marks = {i: kind for i, kind in self.marks.items() if i >= first}
-        self.marks = marks
-        self.bar.set_range(first, self.live, marks, first)
-        self.bar.set_position(self.viewing if self.viewing is not None else self.live)
+        run = self.run
+        if run is None or run.history is None:
+            return
+        first = run.first_index
+        self.bar.set_range(first, run.live_index, run.marks, first)
+        self.bar.set_position(run.shown_index)
 
     def _on_bar_position_requested(self, index: int) -> None:
-        if self.window.session.state == "running":
+        if self.run is None:
+            return
+        if self._is_running():
             self._refresh_bar()  # a running lesson has no still past to show yet
             return
-        self.show(index)
+        self.run.view(index)
+
+    def _on_bar_live_requested(self) -> None:
+        if self.run is not None:
+            self.run.go_live()
 
     def _on_bar_compare_requested(self) -> None:
-        if self.viewing is None:
+        diff = self.run.diff_with_live() if self.run is not None else None
+        if diff is None:
             return
-        text = describe_diff(self.history.diff(self.viewing, self.live), self.viewing, self.live)
-        dialog = QDialog(self.window)
+        text = describe_diff(diff, self.run.viewing, self.run.live_index)
+        dialog = QDialog(self._parent)
         dialog.setWindowTitle("What changed since this step")
         view = QPlainTextEdit(text, dialog)
         view.setReadOnly(True)

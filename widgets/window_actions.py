@@ -37,6 +37,8 @@ ACTIONS: tuple[tuple[str, str, str | None, QStyle.StandardPixmap | None, str, st
     ("act_record", "Record to &End", "Ctrl+F5", SP.SP_DialogApplyButton, "record_to_end",
      "Step through every line to the end (or the step limit), recording each pause, then browse them "
      "on the timeline"),
+    ("act_ask_predictions", "Ask &Predictions", None, None, "toggle_predictions",
+     "Before a line that ends with '# predict:' runs, ask what it will compute (the run stops there)"),
     ("act_toggle_bp", "Toggle &Breakpoint", "F9", SP.SP_DialogNoButton, "toggle_breakpoint",
      "Set or clear a breakpoint on this line"),
     ("act_open", "&Open…", "Ctrl+O", SP.SP_DialogOpenButton, "open_dialog", "Open a Python file"),

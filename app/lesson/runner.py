@@ -21,6 +21,7 @@ import sys
 import threading
 import traceback
 import types
+import warnings
 from collections.abc import Callable
 from types import FrameType
 from typing import Any, BinaryIO
@@ -33,6 +34,7 @@ from app.lesson.autograd_graph import GraphTracker
 from app.lesson.engine_reads import engine_reads, learner_code
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
+from app.lesson.predictions import judge, passed, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, untrace_imports
 from app.pause_delta import PauseCompressor
@@ -269,7 +271,20 @@ class LessonRunner:
         finally:
             sys.settrace(None)
             self._flush()
-        return m.Ended("ok")
+        return m.Ended("ok", checks=self._run_checks(command.checks) if command.checks else None)
+
+    def _run_checks(self, checks: list[str]) -> list[dict[str, Any]]:
+        """Evaluate the lesson's exercise checks in its module, as the engine reads (the lesson sees nothing)."""
+        results = []
+        for expression in checks:
+            try:
+                with engine_reads(), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # a check reading a non-leaf's .grad says nothing to the lesson
+                    value = eval(expression, self.namespace)  # noqa: S307 - the lesson's own check line
+                results.append({"expression": expression, "passed": passed(value), "error": None})
+            except Exception as exc:
+                results.append({"expression": expression, "passed": None, "error": f"{type(exc).__name__}: {exc}"})
+        return results
 
     def _notify(self, kind: str, text: str, line: int | None = None) -> None:
         if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
@@ -585,6 +600,17 @@ class LessonRunner:
         result = self._actions(frame).evaluate(source)
         result["value"] = result.pop("summary", None)
         return result
+
+    def _cmd_predict(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Whether the learner's answer says what an expression is now, in the selected frame."""
+        frame = self._frame(params)
+        try:
+            with engine_reads(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = eval(params["expression"], frame.f_globals, frame_locals(frame))  # noqa: S307
+        except Exception as exc:
+            return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
+        return {"ok": True, "right": judge(value, str(params["answer"])), "shown": shown(value)}
 
     def _cmd_preview_gradients(self, params: dict[str, Any]) -> dict[str, Any]:
         """Gradients a backward would produce, without changing the lesson."""

@@ -49,10 +49,10 @@ def main() -> int:
     window.watch_view.set_expressions(["h.sum()", "t0.grad"])
 
     def step_and_wait() -> float:
-        before = window._last_snapshot["step"] if window._last_snapshot else 0
+        before = window.run.live["step"] if window.run.live else 0
         start = time.perf_counter()
         QTest.keyClick(window.code_view, Qt.Key.Key_F11)
-        while not (window._last_snapshot and window._last_snapshot["step"] > before and not window._pending):
+        while not (window.run.live and window.run.live["step"] > before and not window._pending):
             app.processEvents()
             if time.perf_counter() - start > 30:
                 raise RuntimeError(f"no pause after 30 s: state {session.state}, pending {window._pending}")

@@ -1,0 +1,104 @@
+"""Predict, then step: which of a lesson's predictions to ask at a pause, the answer waiting for its line, the verdicts.
+
+One :class:`Coach` follows one run of a lesson. At a pause on a line that ends with
+``# predict: EXPR`` it hands out the question once per run; the learner's answer waits until
+the line has run, then the lesson process judges it (request ``predict``) and the coach
+turns the reply into a verdict and the learner's progress. At the end of the run it turns
+the exercise checks' results into progress too. Plain Python: the window shows what it says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.lesson_format import Check, Lesson, Prediction
+from app.progress import Progress
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the learner is told once a predicted line has run."""
+
+    prediction: Prediction
+    answer: str
+    right: bool | None
+    """None when the expression could not be evaluated (then ``value`` says why)."""
+    value: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One exercise check at the end of a run."""
+
+    check: Check
+    passed: bool | None
+    """None when the check itself raised (``error`` says what)."""
+    error: str | None = None
+
+
+class Coach:
+    """The predictions and checks of one run of ``lesson`` (file stem ``stem``), recorded in ``progress``."""
+
+    def __init__(self, lesson: Lesson, stem: str, progress: Progress, asking: bool = True) -> None:
+        self.lesson = lesson
+        self.stem = stem
+        self.progress = progress
+        self.asking = asking
+        self.asked: set[int] = set()
+        """Lines whose prediction was asked in this run (a loop asks once)."""
+        self.waiting: tuple[Prediction, str] | None = None
+        """An answer given, waiting for its line to run."""
+
+    def question_at(self, snapshot: dict[str, Any], lesson_file: str) -> Prediction | None:
+        """The prediction to ask at this pause, if any (each once per run); asking it counts it as asked."""
+        if not self.asking or snapshot.get("post_mortem") or snapshot.get("recording"):
+            return None
+        if snapshot.get("event") != "line" or snapshot.get("file") != lesson_file:
+            return None
+        prediction = self.lesson.prediction_at(snapshot["line"])
+        if prediction is None or prediction.line in self.asked:
+            return None
+        self.asked.add(prediction.line)
+        return prediction
+
+    def stop_lines(self) -> set[int]:
+        """Lines a run should stop at so their predictions are asked: those not asked yet."""
+        if not self.asking:
+            return set()
+        return {p.line for p in self.lesson.predictions} - self.asked
+
+    def answer(self, prediction: Prediction, answer: str) -> None:
+        """The learner answered; the verdict comes once the line has run."""
+        self.waiting = (prediction, answer.strip())
+
+    def skip(self) -> None:
+        """The learner stepped on without answering (or asked to skip)."""
+        self.waiting = None
+
+    def take_waiting(self) -> tuple[Prediction, str] | None:
+        """The answer to judge at this pause (the line it waited for has run), once."""
+        waiting, self.waiting = self.waiting, None
+        return waiting
+
+    def verdict(self, prediction: Prediction, answer: str, reply: dict[str, Any]) -> Verdict:
+        """The verdict of the lesson process's reply to ``predict``, recorded in the progress."""
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            return Verdict(prediction, answer, None, f"{error.get('type', 'Error')}: {error.get('message', '')}")
+        right = bool(reply.get("right"))
+        self.progress.record_prediction(self.stem, self.lesson.prediction_key(prediction), right)
+        return Verdict(prediction, answer, right, str(reply.get("shown", "")))
+
+    def checks(self) -> list[str]:
+        """The expressions the run evaluates at its end."""
+        return [check.expression for check in self.lesson.checks]
+
+    def check_results(self, results: list[dict[str, Any]] | None) -> list[CheckResult]:
+        """The end of the run's check results, recorded in the progress."""
+        if not results or len(results) != len(self.lesson.checks):
+            return []
+        found = [CheckResult(check, result.get("passed"), result.get("error"))
+                 for check, result in zip(self.lesson.checks, results, strict=True)]
+        self.progress.record_checks(self.stem, {self.lesson.check_key(r.check): bool(r.passed) for r in found})
+        return found

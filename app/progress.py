@@ -1,0 +1,83 @@
+"""The learner's progress through the course: predictions answered right and exercises passed, per lesson.
+
+Kept in a JSON file in the user's data folder, so it survives restarts; a lesson's progress
+can be reset. A prediction or check is named by the key the lesson gives it
+(:meth:`app.lesson_format.Lesson.prediction_key`), so editing a lesson keeps what was done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    """How far the learner got in one lesson."""
+
+    right: int
+    """Predictions answered right (the last answer of each counts)."""
+    answered: int
+    """Predictions answered at all."""
+    passed: int
+    """Exercises whose check was true at the end of a run."""
+
+
+class Progress:
+    """Progress per lesson (by file stem), read from and written to ``path``.
+
+    A file that cannot be read (missing, not JSON) is an empty progress, never an error.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self._data: dict[str, dict[str, dict[str, Any]]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, dict[str, Any]]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _lesson(self, lesson: str) -> dict[str, dict[str, Any]]:
+        entry = self._data.setdefault(lesson, {})
+        entry.setdefault("predictions", {})
+        entry.setdefault("checks", {})
+        return entry
+
+    def record_prediction(self, lesson: str, key: str, right: bool) -> None:
+        """The learner's answer to prediction ``key`` of ``lesson`` was ``right`` (or not)."""
+        self._lesson(lesson)["predictions"][key] = bool(right)
+        self._save()
+
+    def record_checks(self, lesson: str, results: dict[str, bool]) -> None:
+        """Exercise checks of ``lesson`` evaluated at the end of a run: key → passed. A pass stays a pass."""
+        checks = self._lesson(lesson)["checks"]
+        for key, passed in results.items():
+            checks[key] = bool(passed) or bool(checks.get(key))
+        self._save()
+
+    def of(self, lesson: str) -> LessonProgress:
+        entry = self._data.get(lesson, {})
+        predictions = entry.get("predictions", {})
+        checks = entry.get("checks", {})
+        return LessonProgress(right=sum(1 for v in predictions.values() if v), answered=len(predictions),
+                              passed=sum(1 for v in checks.values() if v))
+
+    def check_passed(self, lesson: str, key: str) -> bool:
+        return bool(self._data.get(lesson, {}).get("checks", {}).get(key))
+
+    def reset(self, lesson: str) -> None:
+        """Forget everything done in ``lesson``."""
+        if self._data.pop(lesson, None) is not None:
+            self._save()
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(self._data, ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(temporary, self.path)

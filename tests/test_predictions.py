@@ -1,0 +1,217 @@
+"""Predict, then step: predictions and checks in the lesson format, judging answers, progress, the prediction bar."""
+
+from __future__ import annotations
+
+import queue
+from pathlib import Path
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from test_main_window import press, wait_ended, wait_paused
+
+from app import messages as m
+from app.coach import Coach
+from app.lesson.predictions import judge, passed
+from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
+from app.progress import Progress
+from app.session import Session
+
+LESSON = '''"""A small lesson with predictions."""
+# %% [markdown]
+# [en]
+# # Small
+# Predictions.
+# [zh]
+# # 小
+# 预测。
+
+# %%
+import torch
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+h = x * 2  # predict: h.requires_grad | True | False
+s = h.sum()  # predict: s.grad_fn
+u = 3
+print("s", s.item())
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Set `u` to 4.
+# [zh]
+# ## 动手试试
+# 1. 把 `u` 改成 4。
+# check: u == 4
+'''
+H_LINE, S_LINE, U_LINE = 13, 14, 15
+
+
+def test_predictions_and_checks_are_read_from_the_lesson():
+    lesson = parse_lesson(LESSON)
+    assert [(p.line, p.expression, p.choices) for p in lesson.predictions] == [
+        (H_LINE, "h.requires_grad", ("True", "False")), (S_LINE, "s.grad_fn", ())]
+    assert [(c.expression, c.exercise) for c in lesson.checks] == [("u == 4", 1)]
+    assert "check:" not in lesson.notes[-1].text["en"] and "check:" not in lesson.notes[-1].text["zh"]
+    assert lesson.prediction_at(H_LINE).expression == "h.requires_grad" and lesson.prediction_at(U_LINE) is None
+
+
+@pytest.mark.parametrize("line, message", [
+    ("h = x * 2  # predict: h.(", "not a Python expression"),
+    ("# predict: h", "ends the code line"),
+    ("h = x * 2  # predict:", "needs an expression"),
+    ("h = x * 2  # predict: h | | b", "an empty choice"),
+])
+def test_a_broken_prediction_names_its_line(line, message):
+    with pytest.raises(LessonFormatError, match=message):
+        parse_lesson(LESSON.replace("h = x * 2  # predict: h.requires_grad | True | False", line))
+
+
+def test_answers_are_judged_numbers_with_allclose_names_exactly():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    right = [(h.requires_grad, "True"), (h.grad_fn, "MulBackward0"), (h, "[2., 4.]"), (h, "tensor([2.0000, 4.0001])"),
+             (x.grad, "None"), (h.shape, "[2]"), (h.dtype, "torch.float32"), (h.is_leaf, "False"), (3, "3.0"),
+             (torch.tensor(float("nan")), "nan"), ("relu", "relu"), (h.sum(), "6")]
+    wrong = [(h.requires_grad, "False"), (h.grad_fn, "mulbackward0"), (h, "[2., 5.]"), (h, "[2.]"), (x.grad, "0"),
+             ("relu", "Relu"), (h.sum(), "True")]
+    assert [answer for value, answer in right if not judge(value, answer)] == []
+    assert [answer for value, answer in wrong if judge(value, answer)] == []
+    assert passed(torch.ones(2) > 0) and not passed(torch.tensor([True, False])) and not passed(0)
+
+
+def test_the_coach_asks_each_prediction_once_and_records_the_verdicts(tmp_path):
+    progress = Progress(tmp_path / "progress.json")
+    coach = Coach(parse_lesson(LESSON), "09_small", progress)
+    pause = {"event": "line", "file": "lesson.py", "line": H_LINE}
+    assert coach.stop_lines() == {H_LINE, S_LINE}
+    prediction = coach.question_at(pause, "lesson.py")
+    assert prediction.line == H_LINE and coach.question_at(pause, "lesson.py") is None  # a loop asks once
+    assert coach.stop_lines() == {S_LINE}
+    assert coach.question_at({**pause, "line": S_LINE, "recording": True}, "lesson.py") is None
+    coach.answer(prediction, " True ")
+    assert coach.take_waiting() == (prediction, "True") and coach.take_waiting() is None
+    verdict = coach.verdict(prediction, "True", {"ok": True, "right": True, "shown": "True"})
+    assert verdict.right and verdict.value == "True"
+    results = coach.check_results([{"expression": "u == 4", "passed": False, "error": None}])
+    assert [r.passed for r in results] == [False]
+    again = Progress(tmp_path / "progress.json")  # kept across restarts
+    assert again.of("09_small").right == 1 and again.of("09_small").passed == 0
+    again.record_checks("09_small", {"u == 4": True})
+    again.record_checks("09_small", {"u == 4": False})  # a pass stays a pass
+    assert Progress(tmp_path / "progress.json").of("09_small").passed == 1
+    again.reset("09_small")
+    assert Progress(tmp_path / "progress.json").of("09_small").answered == 0
+
+
+def test_a_damaged_progress_file_is_an_empty_progress(tmp_path):
+    (tmp_path / "progress.json").write_text("{not json", encoding="utf-8")
+    assert Progress(tmp_path / "progress.json").of("01_x").answered == 0
+
+
+@pytest.mark.timeout(60)
+def test_the_lesson_process_judges_a_prediction_and_runs_the_checks_at_the_end(tmp_path):
+    path = tmp_path / "lesson.py"
+    path.write_text(LESSON, encoding="utf-8")
+    events: queue.Queue = queue.Queue()
+    session = Session(events.put, warm_spare=False)
+    replies = {}
+    try:
+        session.breakpoints[str(path)] = {S_LINE: None}
+        session.start(str(path), stop_on_entry=False, checks=["u == 3", "u == 4", "missing + 1"])
+        while not isinstance(message := events.get(timeout=30), m.Ended):
+            if isinstance(message, m.Paused):
+                for answer in ("True", "False"):
+                    session.request("predict", expression="h.requires_grad", answer=answer)
+                    while not isinstance(reply := events.get(timeout=30), m.Reply):
+                        pass
+                    replies[answer] = reply.result["right"]
+                session.resume()
+    finally:
+        session.close()
+    assert replies == {"True": True, "False": False}
+    assert [(c["passed"], c["error"] is not None) for c in message.checks] == [(True, False), (False, False),
+                                                                               (None, True)]
+
+
+def test_lesson_infos_count_predictions_and_checks(tmp_path):
+    (tmp_path / "09_small.py").write_text(LESSON, encoding="utf-8")
+    info = list_lessons(tmp_path)[0]
+    assert (info.predictions, info.checks) == (2, 1)
+
+
+@pytest.fixture
+def window(open_window, tmp_path):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "09_small.py").write_text(LESSON, encoding="utf-8")
+    win = open_window(lessons / "09_small.py")
+    win.lesson_browser.set_lessons(list_lessons(lessons), "en")
+    win._show_progress()
+    return win
+
+
+def bar_text(win) -> str:
+    return win.prediction_bar.question.text()
+
+
+def test_the_run_stops_to_ask_and_a_right_answer_is_said_right(qtbot, window):
+    """F8 ran through every prediction without asking; now the run stops before the line and asks."""
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    bar = window.prediction_bar
+    assert bar.isVisible() and "h.requires_grad" in bar_text(window)
+    assert [b.text() for b in bar._choice_buttons] == ["True", "False"] and not bar.answer_edit.isVisible()
+    qtbot.mouseClick(bar._choice_buttons[0], Qt.LeftButton)  # "True": the line runs, then the verdict
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert window.run.live["line"] == S_LINE
+    # the verdict stays above the next question, since this pause is itself a prediction line
+    assert bar.verdict_label.text() == "✓ Right: <code>h.requires_grad</code> is <code>True</code>."
+    assert "s.grad_fn" in bar_text(window) and bar.answer_edit.isVisible()
+    qtbot.waitUntil(lambda: "✓ Right: h.requires_grad is True" in window.console.output.toPlainText())
+
+
+def test_a_wrong_free_answer_says_what_the_value_is_and_progress_is_kept(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    window.prediction_bar._on_skip_button_clicked()  # skip the first: the line has not run
+    assert not window.prediction_bar.isVisible() and window.run.live["line"] == H_LINE
+    press(qtbot, window, Qt.Key.Key_F5)  # continue: stops at the next prediction
+    wait_paused(qtbot, window, S_LINE)
+    bar = window.prediction_bar
+    assert "s.grad_fn" in bar_text(window)
+    qtbot.keyClicks(bar.answer_edit, "AddBackward0")
+    qtbot.keyClick(bar.answer_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert "Not quite" in bar.verdict_label.text() and "SumBackward0" in bar.verdict_label.text()
+    assert bar.close_button.isVisible() and not bar.question.isVisible()
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_ended(qtbot, window)
+    text = window.console.output.toPlainText()
+    assert "✗ Not quite: you said AddBackward0; s.grad_fn is SumBackward0" in text
+    assert "Try it 1: ✗ not yet (u == 4 is false)" in text
+    row = window.lesson_browser.list.item(0).text()
+    assert "predictions right 0/2" in row and "exercises 0/1" in row
+    stored = Progress(Path(window.workspace.data_dir) / "progress.json").of("09_small")
+    assert stored.answered == 1 and stored.right == 0
+
+
+def test_the_exercise_done_is_ticked_and_the_progress_can_be_reset(qtbot, window):
+    window.code_view.setPlainText(window.code_view.source().replace("u = 3", "u = 4"))
+    window.act_ask_predictions.setChecked(False)
+    window.toggle_predictions()
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_ended(qtbot, window)
+    assert not window.prediction_bar.isVisible()
+    assert "Try it 1: ✓ done (u == 4)" in window.console.output.toPlainText()
+    assert "✓ exercises 1/1" in window.lesson_browser.list.item(0).text()
+    window.lesson_browser.progress_reset_requested.emit("09_small")
+    assert "exercises 0/1" in window.lesson_browser.list.item(0).text()
+
+
+def test_the_question_and_verdict_follow_the_language(qtbot, window):
+    window.set_language("zh")
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    assert "先预测，再运行" in bar_text(window) and window.prediction_bar.skip_button.text() == "跳过"
+    window.set_language("en")
+    assert "Predict before this line runs" in bar_text(window)

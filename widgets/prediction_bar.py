@@ -1,0 +1,193 @@
+"""The prediction bar over the code: "what will EXPR be after this line?", the answer, then right or wrong.
+
+Features
+--------
+* Shown when the run pauses on a line that ends with ``# predict: EXPR``: a free answer
+  (Enter runs the line) or one button per choice; "Skip" goes on without answering.
+* After the line ran, the verdict: right, or what the value is instead, and a pointer to the
+  notes that explain it.
+* English and 中文, following View > Language.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from app.coach import CheckResult, Verdict
+from app.lesson_format import Prediction
+
+TEXTS = {
+    "en": {
+        "question": "Predict before this line runs: what will <code>{expr}</code> be after it?",
+        "placeholder": "Your answer: a number, True/False, None, a list, a name such as MulBackward0…",
+        "run": "Run the line",
+        "skip": "Skip",
+        "close": "Close",
+        "right": "✓ Right: <code>{expr}</code> is <code>{value}</code>.",
+        "wrong": "✗ Not quite: you said <code>{answer}</code>; <code>{expr}</code> is <code>{value}</code>. "
+                 "The notes explain why.",
+        "failed": "<code>{expr}</code> could not be evaluated here: {value}",
+        "run_tip": "Run this line (as Step Over does), then see whether your answer was right (Enter)",
+        "skip_tip": "Go on without predicting; the line does not run yet",
+        "check_passed": "Try it {n}: ✓ done ({expr})",
+        "check_not_yet": "Try it {n}: ✗ not yet ({expr} is false)",
+        "check_failed": "Try it {n}: the check {expr} raised {error}",
+    },
+    "zh": {
+        "question": "先预测，再运行：这一行运行之后，<code>{expr}</code> 会是什么？",
+        "placeholder": "你的答案：数字、True/False、None、列表，或名称（如 MulBackward0）……",
+        "run": "运行这一行",
+        "skip": "跳过",
+        "close": "关闭",
+        "right": "✓ 答对了：<code>{expr}</code> 是 <code>{value}</code>。",
+        "wrong": "✗ 不太对：你的答案是 <code>{answer}</code>；<code>{expr}</code> 实际是 <code>{value}</code>。"
+                 "笔记里解释了原因。",
+        "failed": "无法在这里求值 <code>{expr}</code>：{value}",
+        "run_tip": "运行这一行（与单步跳过相同），然后看你的答案是否正确（回车）",
+        "skip_tip": "不做预测，继续；这一行暂不运行",
+        "check_passed": "动手试试 {n}：✓ 完成（{expr}）",
+        "check_not_yet": "动手试试 {n}：✗ 还没有完成（{expr} 为假）",
+        "check_failed": "动手试试 {n}：检查 {expr} 出错：{error}",
+    },
+}
+
+
+def verdict_text(verdict: Verdict, language: str) -> str:
+    """The verdict as one line of plain text (for the console)."""
+    texts = TEXTS.get(language, TEXTS["en"])
+    key = "failed" if verdict.right is None else "right" if verdict.right else "wrong"
+    html = texts[key].format(expr=verdict.prediction.expression, value=verdict.value, answer=verdict.answer)
+    return html.replace("<code>", "").replace("</code>", "")
+
+
+def check_text(result: CheckResult, language: str) -> str:
+    """An exercise check's result as one line of plain text."""
+    texts = TEXTS.get(language, TEXTS["en"])
+    key = "check_failed" if result.passed is None else "check_passed" if result.passed else "check_not_yet"
+    return texts[key].format(n=result.check.exercise, expr=result.check.expression, error=result.error)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class PredictionBar(QFrame):
+    """Asks for a prediction, then shows the verdict; hidden otherwise."""
+
+    answered = Signal(str)
+    """The learner answered (free text or a choice): run the line, then judge it."""
+    skipped = Signal()
+    """The learner chose to go on without predicting."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("prediction_bar")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#prediction_bar { background: palette(alternate-base); border: 1px solid #1e88e5; }")
+        self.language = "en"
+        self.prediction: Prediction | None = None
+        """The prediction asked (None when no question is open)."""
+        self.verdict: Verdict | None = None
+        """The last verdict shown (it stays beside the next question)."""
+        self.verdict_label = QLabel(self)
+        self.verdict_label.setWordWrap(True)
+        self.question = QLabel(self)
+        self.question.setWordWrap(True)
+        self.question.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.answer_edit = QLineEdit(self)
+        self.run_button = QPushButton(self)
+        self.skip_button = QPushButton(self)
+        self.close_button = QPushButton(self)
+        self._choices = QHBoxLayout()
+        self._choice_buttons: list[QPushButton] = []
+        row = QHBoxLayout()
+        row.addLayout(self._choices)
+        row.addWidget(self.answer_edit, 1)
+        row.addWidget(self.run_button)
+        row.addWidget(self.skip_button)
+        row.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(4)
+        layout.addWidget(self.verdict_label)
+        layout.addWidget(self.question)
+        layout.addLayout(row)
+        self.answer_edit.returnPressed.connect(self._on_run_button_clicked)
+        self.run_button.clicked.connect(self._on_run_button_clicked)
+        self.skip_button.clicked.connect(self._on_skip_button_clicked)
+        self.close_button.clicked.connect(self.dismiss)
+        self._retranslate()
+        self.hide()
+
+    @property
+    def asking(self) -> bool:
+        """Whether a question waits for its answer."""
+        return self.isVisible() and self.prediction is not None
+
+    def ask(self, prediction: Prediction) -> None:
+        """Ask ``prediction``'s question."""
+        self.prediction, self.verdict = prediction, None
+        for button in self._choice_buttons:
+            button.deleteLater()
+        self._choice_buttons = []
+        for choice in prediction.choices:
+            button = QPushButton(choice, self)
+            button.clicked.connect(lambda _checked=False, c=choice: self.answered.emit(c))
+            self._choices.addWidget(button)
+            self._choice_buttons.append(button)
+        self.answer_edit.clear()
+        self._retranslate()
+        self.show()
+        (self._choice_buttons[0] if self._choice_buttons else self.answer_edit).setFocus()
+
+    def show_verdict(self, verdict: Verdict) -> None:
+        """Say whether the answer was right, once the line has run (above the next question, if one is open)."""
+        self.verdict = verdict
+        self._retranslate()
+        self.show()
+
+    def dismiss(self) -> None:
+        """Close the bar: no open question, no verdict."""
+        self.prediction = self.verdict = None
+        for button in self._choice_buttons:
+            button.deleteLater()
+        self._choice_buttons = []
+        self.hide()
+
+    def set_language(self, language: str) -> None:
+        self.language = language if language in TEXTS else "en"
+        self._retranslate()
+
+    def _retranslate(self) -> None:
+        texts = TEXTS[self.language]
+        self.answer_edit.setPlaceholderText(texts["placeholder"])
+        self.run_button.setText(texts["run"])
+        self.run_button.setToolTip(texts["run_tip"])
+        self.skip_button.setText(texts["skip"])
+        self.skip_button.setToolTip(texts["skip_tip"])
+        self.close_button.setText(texts["close"])
+        verdict, prediction = self.verdict, self.prediction
+        free = prediction is not None and not prediction.choices
+        self.answer_edit.setVisible(free)
+        self.run_button.setVisible(free)
+        self.skip_button.setVisible(prediction is not None)
+        self.close_button.setVisible(prediction is None and verdict is not None)
+        self.question.setVisible(prediction is not None)
+        if prediction is not None:
+            self.question.setText(texts["question"].format(expr=_escape(prediction.expression)))
+        self.verdict_label.setVisible(verdict is not None)
+        if verdict is not None:
+            key = "failed" if verdict.right is None else "right" if verdict.right else "wrong"
+            self.verdict_label.setText(texts[key].format(expr=_escape(verdict.prediction.expression),
+                                                         value=_escape(verdict.value),
+                                                         answer=_escape(verdict.answer)))
+
+    def _on_run_button_clicked(self) -> None:
+        answer = self.answer_edit.text().strip()
+        if answer:
+            self.answered.emit(answer)
+
+    def _on_skip_button_clicked(self) -> None:
+        self.dismiss()
+        self.skipped.emit()
