@@ -46,6 +46,9 @@ DELTA_DEPTH = 32
 GRAPH_KEY_CHANGES = 64
 #: …or this many pauses passed, so that a jump never walks a long run of unchanged pauses.
 GRAPH_KEY_PAUSES = 4096
+#: Bytes of a history's tables and containers beyond twice what it counts as stored, at most (see
+#: :meth:`History._near_budget`): the exact count is taken once the two together near the budget.
+NBYTES_SLACK = 4 * 2**20
 #: A history over its budget drops old pauses until it is under this share of it.
 EVICT_TO = 0.9
 #: Console text may use at most this share of the budget.
@@ -383,9 +386,23 @@ class History:
         self._offsets.append(self._output_first + len(self._output))
         self._bytes += self._pause_size(self._pauses[-1])
         self._graph_keyframe(index)
-        if self.nbytes > self.budget_bytes:
+        if self._near_budget() and self.nbytes > self.budget_bytes:
             self._evict()
         return index
+
+    def _near_budget(self) -> bool:
+        """Whether :attr:`nbytes` (a sum over a few hundred objects) is worth computing after a pause.
+
+        The bytes counted as they are stored are most of it; the lists and tables that hold them
+        add less than as much again (a pointer and a hash per value of at least 50 bytes), so far
+        below the budget the exact count cannot exceed it. The recent namespaces are counted as
+        :attr:`nbytes` counts them.
+        """
+        stored = self._store.bytes + self._bytes + self._output_bytes
+        return 2 * stored + self._recent_bytes() + NBYTES_SLACK > self.budget_bytes
+
+    def _recent_bytes(self) -> int:
+        return sum(sys.getsizeof(key) + sys.getsizeof(r[2]) for key, r in self._recent.items())
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -394,8 +411,7 @@ class History:
         """Bytes the history holds, measured with ``sys.getsizeof`` on what it stores."""
         containers = (self._steps, self._lines, self._offsets, self._pauses, self._where_memo, self._names,
                       self._recent, self._nodes, self._graph_keys, self._graph_key_list, self._id_at, self._output)
-        recent = sum(sys.getsizeof(key) + sys.getsizeof(r[2]) for key, r in self._recent.items())
-        return (self._store.nbytes + self._bytes + self._output_bytes + recent
+        return (self._store.nbytes + self._bytes + self._output_bytes + self._recent_bytes()
                 + sum(map(sys.getsizeof, containers)))
 
     @property

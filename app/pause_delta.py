@@ -66,7 +66,7 @@ def expand(previous: dict[str, Any] | None, wire: dict[str, Any]) -> dict[str, A
         if not isinstance(values, dict) or SAME not in values.values():
             continue
         before = previous.get(section) or {}
-        wire[section] = {name: summary if summary is not SAME else before.get(name, _missing(name))
+        wire[section] = {name: summary if summary is not SAME else before.get(name) or _missing(name)
                          for name, summary in values.items()}
     kept = wire.pop(OPS_KEPT, 0)
     if isinstance(kept, int) and kept > 0:

@@ -228,6 +228,21 @@ def test_autograd_grad_in_the_script_is_noticed_although_no_leaf_changed(tracker
     assert freed == {"ExpBackward0", "MulBackward0"}
 
 
+def test_a_probe_settled_as_freed_does_not_hide_a_later_autograd_grad_of_another_root(tracker):
+    frame = leaf_inputs()
+    frame["first"] = first = (frame["x"] * frame["w"]).exp().sum()
+    tracker.update(frame)
+    first.backward()
+    tracker.update(frame)  # the probe below first is freed for good: it is not probed again
+    frame["second"] = second = (frame["x"] * frame["b"]).exp().sum()
+    tracker.update(frame)
+    assert tracker.update(frame)["changed"] is False
+    torch.autograd.grad(second, frame["x"])  # no .grad changes: only the probe below second tells
+    diff = tracker.update(frame)
+    freed = {n["name"] for n in diff["updated"] if any(entry["freed"] for entry in n["saved"])}
+    assert freed == {"ExpBackward0", "MulBackward0"}
+
+
 def test_a_saved_tensor_modified_in_place_carries_pytorchs_message(tracker):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     a = x * 2

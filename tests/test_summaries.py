@@ -316,3 +316,92 @@ def test_a_non_leaf_that_retains_its_grad_shows_it_and_one_that_does_not_stays_s
     assert summary["grad"] is not None and summary["grad"]["values"].tolist() == [1.0, 1.0]
     assert summarizer.summarize(other)["grad"] is None
     assert not [w for w in recwarn if "non-leaf" in str(w.message)]  # reading it did not warn
+
+
+# ---- the summary cache never hands back a stale summary ------------------------------------------
+# Each of these changes leaves the tensor the same object; a cache that kept the old summary fails here.
+
+
+def test_a_tensor_changed_in_place_gets_a_new_summary_with_the_new_values():
+    summarizer = Summarizer()
+    t = torch.zeros(3)
+    first = summarizer.summarize(t)
+    t[1] = 5.0
+    second = summarizer.summarize(t)
+    assert second is not first and second["values"].tolist() == [0, 5, 0]
+
+
+def test_a_grad_that_appears_or_changes_in_place_gets_a_new_summary():
+    summarizer = Summarizer()
+    w = torch.ones(2, requires_grad=True)
+    before = summarizer.summarize(w)
+    (w * 3).sum().backward()
+    after = summarizer.summarize(w)
+    assert before["grad"] is None and after is not before and after["grad"]["values"].tolist() == [3, 3]
+    w.grad.mul_(2)
+    doubled = summarizer.summarize(w)
+    assert doubled is not after and doubled["grad"]["values"].tolist() == [6, 6]
+
+
+def test_requires_grad_toggled_gets_a_new_summary():
+    summarizer = Summarizer()
+    t = torch.ones(2)
+    assert summarizer.summarize(t)["requires_grad"] is False
+    t.requires_grad_()
+    assert summarizer.summarize(t)["requires_grad"] is True
+    t.requires_grad_(False)
+    assert summarizer.summarize(t)["requires_grad"] is False
+
+
+def test_a_retain_grad_and_a_reshape_through_data_get_a_new_summary():
+    summarizer = Summarizer()
+    y = torch.ones(2, requires_grad=True) * 2
+    assert summarizer.summarize(y)["retains_grad"] is False
+    y.retain_grad()
+    assert summarizer.summarize(y)["retains_grad"] is True
+    t = torch.zeros(3)
+    summarizer.summarize(t)
+    t.data = torch.zeros(2, 2)  # keeps the version counter: the shape tells
+    assert summarizer.summarize(t)["shape"] == [2, 2]
+
+
+def test_a_tensor_replaced_by_another_with_the_same_id_gets_its_own_summary():
+    summarizer = Summarizer()
+    for attempt in range(200):
+        old = torch.full((2,), float(attempt))
+        old_id, old_summary = id(old), summarizer.summarize(old)
+        del old
+        new = torch.full((2,), -1.0)
+        if id(new) == old_id:
+            summary = summarizer.summarize(new)
+            assert summary is not old_summary and summary["values"].tolist() == [-1, -1]
+            return
+    pytest.skip("CPython never reused the id here")
+
+
+def test_a_grad_replaced_by_another_with_the_same_id_and_version_gets_a_new_summary():
+    summarizer = Summarizer()
+    w = torch.zeros(2, requires_grad=True)
+    for attempt in range(200):
+        w.grad = torch.full((2,), float(attempt))
+        grad_id, before = id(w.grad), summarizer.summarize(w)
+        w.grad = None
+        w.grad = torch.full((2,), -7.0)  # a fresh tensor: version 0, like the one it replaced
+        if id(w.grad) == grad_id:
+            after = summarizer.summarize(w)
+            assert after is not before and after["grad"]["values"].tolist() == [-7, -7]
+            return
+    pytest.skip("CPython never reused the id here")
+
+
+def test_equal_scalars_share_a_summary_but_look_alike_values_do_not():
+    summarizer = Summarizer()
+    assert summarizer.summarize(50_000) is summarizer.summarize(50_000)
+    assert summarizer.summarize("h") is summarizer.summarize("h")
+    one, true, one_f = summarizer.summarize(1), summarizer.summarize(True), summarizer.summarize(1.0)
+    assert (one["type"], true["type"], one_f["type"]) == ("int", "bool", "float")
+    assert (one["repr"], true["repr"], one_f["repr"]) == ("1", "True", "1.0")
+    zero, negative_zero = summarizer.summarize(0.0), summarizer.summarize(-0.0)
+    assert zero["repr"] == "0.0" and negative_zero["repr"] == "-0.0"
+    nan = summarizer.summarize(float("nan"))
+    assert nan["repr"] == "nan" and summarizer.summarize(None)["type"] == "NoneType"

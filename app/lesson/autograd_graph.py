@@ -32,6 +32,9 @@ SAVED_VALUE_LIMIT = 16
 #: How far below a root node the unchanged-pause check looks for saved tensors freed by a backward.
 PROBE_DEPTH = 4
 
+#: Settled probes a tracker remembers (see :meth:`_Frame.probes`) before it starts afresh.
+SETTLED_LIMIT = 10_000
+
 #: ``_sequence_nr()`` of nodes outside the creation order (``AccumulateGrad``).
 _NO_SEQUENCE = 2**64 - 1
 #: Ids are unique in the process, so every tracker and action names a node the same way.
@@ -375,10 +378,30 @@ class _Frame:
             state.append((self.tracked[tid], tid, tensor._version, id(grad), grad_version))
         return tuple(state)
 
-    def probes(self) -> tuple:
-        """Whether saved tensors near each top-level root are still there: flips after a backward."""
-        distinct = {id(node): node for name, node in self.root_nodes.items() if name.isidentifier()}
-        return tuple(_probe(node) for node in distinct.values())
+    def probes(self, settled: dict[int, bool | None]) -> tuple:
+        """Whether saved tensors near each top-level root are still there: flips after a backward.
+
+        ``settled`` holds the probes that can no longer change, by root node id: True (a backward
+        freed them, and freed tensors never come back) and None (the nodes probed save no tensor;
+        ``next_functions`` never change). Only the False ones are probed again; a freed probe
+        costs a raised RuntimeError, and the same roots are probed at every step of a recording.
+        """
+        out = []
+        seen = set()
+        for name, node in self.root_nodes.items():
+            nid = self.roots[name]
+            if nid in seen or not name.isidentifier():
+                continue
+            seen.add(nid)
+            state = settled.get(nid, False)
+            if state is False:
+                state = _probe(node)
+                if state is not False:
+                    if len(settled) >= SETTLED_LIMIT:
+                        settled.clear()
+                    settled[nid] = state
+            out.append(state)
+        return tuple(out)
 
 
 def _probe(node: Any) -> bool | None:
@@ -431,6 +454,7 @@ class GraphTracker:
         self._leaves: dict[int, str] = {}
         self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
+        self._settled: dict[int, bool | None] = {}  # root node id -> a probe that cannot change any more
 
     def update(self, variables: dict[str, Any]) -> dict[str, Any]:
         """The change of the graph since the previous call.
@@ -450,7 +474,7 @@ class GraphTracker:
             ``leaves`` ``{node_id: variable}`` as they are now.
         """
         frame = _Frame(variables)
-        fingerprint = (frame.roots, frame.leaf_state(), frame.probes())
+        fingerprint = (frame.roots, frame.leaf_state(), frame.probes(self._settled))
         previous = self._fingerprint
         if fingerprint == previous:
             return self._diff(False, [], [], [], [])

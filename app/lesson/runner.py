@@ -450,6 +450,8 @@ class LessonRunner:
         if self.recording <= 0:
             return False
         self.recording -= 1
+        if self.inbox.empty():  # the common case at every recorded step: no lock taken twice, no exception
+            return True
         try:
             message = self.inbox.get_nowait()
         except queue.Empty:

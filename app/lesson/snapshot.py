@@ -107,14 +107,18 @@ class SnapshotBuilder:
         return self._variables(frame, show_hidden)
 
     def _variables(self, frame: FrameType, show_hidden: bool) -> dict[str, Any]:
-        summarize = self.summarizer.summarize
         local_ns = frame_locals(frame)
-        out = {"vars": {k: summarize(v) for k, v in visible(local_ns, show_hidden).items()}}
-        if local_ns is frame.f_globals:
-            out["globals"] = {}
-        else:
-            out["globals"] = {k: summarize(v) for k, v in visible(frame.f_globals, show_hidden).items()}
+        out = {"vars": self._summaries(local_ns, show_hidden)}
+        out["globals"] = {} if local_ns is frame.f_globals else self._summaries(frame.f_globals, show_hidden)
         return out
+
+    def _summaries(self, namespace: dict[str, Any], show_hidden: bool) -> dict[str, Any]:
+        """The summaries of :func:`visible` variables, in one pass (it runs at every step of a recording)."""
+        summarize = self.summarizer.summarize
+        if show_hidden:
+            return {name: summarize(value) for name, value in namespace.items()}
+        return {name: summarize(value) for name, value in namespace.items()
+                if not (name[:2] == "__" and name[-2:] == "__") and not isinstance(value, _HIDDEN_TYPES)}
 
     def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
               selected: int = 0, arg: Any = None) -> dict[str, Any]:

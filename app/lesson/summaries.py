@@ -56,37 +56,52 @@ class TensorSummarizer:
     """Summarises tensors, reusing the summary of a tensor whose data did not change.
 
     A tensor is unchanged when it is the same object with the same ``_version``, the same
-    ``requires_grad`` and ``grad_fn``, and a ``.grad`` that is itself unchanged.
+    ``requires_grad``, ``retains_grad``, ``grad_fn`` and shape, and the same ``.grad`` object
+    with the same ``_version``. A summary whose tensor or ``.grad`` has died (so that its id
+    may name another object) is never handed back: both are held by weak reference and
+    compared by identity. A hit costs a dict lookup and a few attribute reads, at every
+    step of a recording for every tensor in scope.
     """
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.value_limit = value_limit
-        self._cache: dict[int, tuple[weakref.ref, tuple, dict]] = {}
+        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary)
+        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict]] = {}
 
-    def _key(self, tensor: Any) -> tuple:
-        grad = own_grad(tensor)
-        return (
-            version_of(tensor),
-            tensor.requires_grad,
-            id(tensor.grad_fn),
-            None if tensor.is_nested else tensor.shape,
-            None if grad is None else (id(grad), version_of(grad)),
-            tensor.retains_grad,
-        )
+    @staticmethod
+    def _key(tensor: Any) -> tuple[tuple, Any]:
+        """What the summary depends on besides the values, and the ``.grad`` (compared by identity)."""
+        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None  # as own_grad(), inlined
+        try:
+            version = tensor._version
+        except RuntimeError:  # an inference tensor keeps no version counter
+            version = None
+        if grad is None:
+            grad_version = None
+        else:
+            try:
+                grad_version = grad._version
+            except RuntimeError:
+                grad_version = -1
+        return (version, tensor.requires_grad, tensor.retains_grad, id(tensor.grad_fn),
+                None if tensor.is_nested else tensor.shape, grad_version), grad
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
-        key = self._key(tensor)
-        hit = self._cache.get(id(tensor))
-        if hit is not None and hit[0]() is tensor and hit[1] == key:
-            return hit[2]
-        summary = self._build(tensor)
+        key, grad = self._key(tensor)
         key_id = id(tensor)
+        hit = self._cache.get(key_id)
+        if hit is not None and hit[0]() is tensor and hit[1] == key:
+            grad_ref = hit[2]
+            if (grad is None) if grad_ref is None else (grad_ref() is grad):
+                return hit[3]
+        summary = self._build(tensor)
         try:
             ref = weakref.ref(tensor, lambda _ref: self._cache.pop(key_id, None))
+            grad_ref = None if grad is None else weakref.ref(grad)
         except TypeError:
             return summary
-        self._cache[key_id] = (ref, key, summary)
+        self._cache[key_id] = (ref, key, grad_ref, summary)
         return summary
 
     def _build(self, tensor: Any) -> dict[str, Any]:
@@ -153,11 +168,35 @@ def node_name(node: Any) -> str:
     return name.rsplit("::", 1)[-1]
 
 
+#: Scalars of these exact types have a summary that depends on their value only, so equal ones share it.
+_SCALAR_TYPES = frozenset({int, bool, str, float, type(None)})
+#: Longest string whose summary is shared.
+_SCALAR_TEXT = 1000
+#: Distinct scalar summaries kept; the table starts afresh when it is full.
+SCALAR_LIMIT = 4096
+
+
+def _scalar_key(value: Any) -> tuple | None:
+    """What makes two scalars' summaries equal: type and value (and a float's sign: ``-0.0 == 0.0``)."""
+    kind = type(value)
+    if kind is float:
+        return (kind, value, math.copysign(1.0, value))
+    if kind is str and len(value) > _SCALAR_TEXT:
+        return None
+    return (kind, value)
+
+
 class Summarizer:
-    """Turns any lesson value into a bounded plain-data summary."""
+    """Turns any lesson value into a bounded plain-data summary.
+
+    Equal builtin scalars get the very same summary dict, and so does an unchanged tensor
+    (:class:`TensorSummarizer`): a pause's summaries that are the previous pause's objects are
+    not sent again (:mod:`app.pause_delta`). Summaries are shared, so nobody may modify one.
+    """
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.tensors = TensorSummarizer(value_limit)
+        self._scalars: dict[tuple, dict[str, Any]] = {}
 
     def summarize(self, value: Any, depth: int = 0) -> dict[str, Any]:
         """Summary of ``value``: always a dict with at least ``type``, even when reading it fails.
@@ -165,7 +204,19 @@ class Summarizer:
         A half-built object (a module stepped before ``super().__init__()``) must not cost
         the learner the pause, so a failure is described in ``repr`` instead.
         """
+        if type(value) in _SCALAR_TYPES:
+            key = _scalar_key(value)
+            if key is not None:
+                summary = self._scalars.get(key)
+                if summary is None:
+                    if len(self._scalars) >= SCALAR_LIMIT:
+                        self._scalars.clear()
+                    summary = self._scalars[key] = self._scalar(value)
+                return summary
         try:
+            torch = _torch()
+            if torch is not None and isinstance(value, torch.Tensor):
+                return self.tensors.summarize(value)
             return self._summarize(value, depth)
         except Exception as exc:
             return {"type": type(value).__name__,
