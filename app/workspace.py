@@ -1,7 +1,9 @@
 """Where a learner's code lives: bundled lessons, their editable copies, and autosaves.
 
 Editing a bundled lesson never touches the original: the edit goes to a copy in the
-user's data folder, which is what runs from then on, until "Revert to original".
+user's data folder, which is what runs from then on, until "Revert to original". The
+lessons' helper modules (``lessons/course.py``) are copied beside those copies, so an
+edited lesson imports them as the original does, in GradStep and with plain ``python``.
 Every file is written whole or not at all (a temporary file in the same folder, synced,
 then renamed over the old one), and a recovery copy carries a checksum of its text, so
 one that is damaged anyway is never offered. Plain Python, so the rules are tested without Qt.
@@ -15,11 +17,17 @@ import re
 import tempfile
 from pathlib import Path
 
+from app.lesson_format import lesson_order
+
 LESSONS_DIR = Path(__file__).resolve().parent.parent / "lessons"
 
 #: The first line of a recovery copy: a Python comment, so the copy still runs as it is.
 _RECOVERY_HEADER = "# GradStep recovery copy, sha256 {digest}\n"
 _RECOVERY_LINE = re.compile(r"# GradStep recovery copy, sha256 ([0-9a-f]{64})\n")
+#: The first line of GradStep's copy of a helper module; the digest tells whether the learner changed the copy.
+_HELPER_HEADER = "# GradStep's copy of lessons/{name}, kept up to date until you change it; sha256 {digest}\n"
+_HELPER_LINE = re.compile(r"# GradStep's copy of lessons/[^,\n]*, kept up to date until you change it; "
+                          r"sha256 ([0-9a-f]{64})\n")
 
 
 def write_atomically(target: Path, text: str) -> None:
@@ -66,11 +74,51 @@ class Workspace:
         return self.data_dir / "lessons" / Path(original).name
 
     def open_path(self, path: str | os.PathLike) -> Path:
-        """The file to show for ``path``: a bundled lesson's copy when the learner has edited it."""
+        """The file to show for ``path``: a bundled lesson's copy when the learner has edited it.
+
+        When that is a copy, the helper modules beside it are brought up to date first (see
+        :meth:`provide_helpers`).
+        """
         path = Path(path).resolve()
-        if self.is_bundled(path) and self.copy_path(path).is_file():
-            return self.copy_path(path)
-        return path
+        shown = self.copy_path(path) if self.is_bundled(path) and self.copy_path(path).is_file() else path
+        self._helpers_beside(shown)
+        return shown
+
+    def helper_modules(self) -> list[Path]:
+        """The bundled lessons' helper modules: the Python files beside them that are not lessons."""
+        return sorted(path for path in self.lessons_dir.glob("*.py") if lesson_order(path) is None)
+
+    def provide_helpers(self) -> None:
+        """Put a copy of each helper module beside the learner's copies, which import it from there.
+
+        A copy GradStep wrote follows the bundled module (a newer GradStep brings its newer
+        helpers); a copy the learner changed, or saved as their own, is theirs and stays.
+        """
+        for helper in self.helper_modules():
+            text = helper.read_text(encoding="utf-8")
+            target = self.copy_path(helper)
+            try:
+                with open(target, encoding="utf-8", newline="") as handle:
+                    kept = handle.read()
+            except FileNotFoundError:
+                kept = None
+            except (OSError, UnicodeDecodeError):
+                continue  # not readable as GradStep's copy, so not GradStep's to replace
+            if kept is not None:
+                header = _HELPER_LINE.match(kept)
+                body = kept[header.end():] if header else None
+                if body is None or header.group(1) != _digest(body) or body == text:
+                    continue  # the learner's own, or already current
+            write_atomically(target, _HELPER_HEADER.format(name=helper.name, digest=_digest(text)) + text)
+
+    def _helpers_beside(self, path: Path) -> None:
+        """Provide the helper modules when ``path`` is in the folder of the learner's copies."""
+        if path.resolve().parent != (self.data_dir / "lessons").resolve():
+            return
+        try:
+            self.provide_helpers()
+        except OSError:
+            pass  # the lesson's own file matters more; a helper that is missing shows as the run's ImportError
 
     def original_of(self, path: str | os.PathLike) -> Path | None:
         """The bundled lesson a copy was made from, or None when ``path`` is not such a copy."""
@@ -85,9 +133,10 @@ class Workspace:
         return self.copy_path(path) if self.is_bundled(path) else Path(path)
 
     def save(self, path: str | os.PathLike, text: str) -> Path:
-        """Write the learner's text for ``path``; returns the file written."""
+        """Write the learner's text for ``path``; returns the file written (a copy gets the helper modules)."""
         target = self.save_target(path)
         write_atomically(target, text)
+        self._helpers_beside(target)
         return target
 
     def revert(self, path: str | os.PathLike) -> Path:

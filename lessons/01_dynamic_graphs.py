@@ -38,21 +38,9 @@ import warnings
 
 import torch
 
+from course import graph_nodes
+
 torch.manual_seed(0)
-
-
-def graph_nodes(tensor):
-    """Names of the autograd nodes behind ``tensor``, walking back from its grad_fn."""
-    names, stack, seen = [], [tensor.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        names.append(node.name().rsplit("::", 1)[-1])
-        stack.extend(parent for parent, _ in node.next_functions)
-    return names
-
 
 # %% [markdown]
 # [en]
@@ -63,9 +51,11 @@ def graph_nodes(tensor):
 #   that knows how to send gradients back to `a` and `w`.
 # - Step over `c = torch.exp(b)` and `loss = c.sum()`: each line adds exactly one node
 #   (`ExpBackward0`, then `SumBackward0`). Nothing was declared in advance.
-# - The `print("nodes behind loss:"` line walks the graph backwards from `loss`. It ends
-#   at two `AccumulateGrad` nodes, one per leaf: during backward each one *adds* the
-#   gradient that reaches it into its leaf's `.grad` (lesson 7 shows the adding up).
+# - The `print("nodes behind loss:"` line walks the graph backwards from `loss`, following
+#   each node's `next_functions`. It ends at two `AccumulateGrad` nodes, one per leaf:
+#   during backward each one *adds* the gradient that reaches it into its leaf's `.grad`
+#   (lesson 7 shows the adding up). The walk is `graph_nodes` in `course.py`, the helper
+#   module beside the lessons; GradStep does not step inside it, so F11 on this line is one step.
 # [zh]
 # ## 观察计算图的生长
 # `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
@@ -75,8 +65,10 @@ def graph_nodes(tensor):
 # - 再单步执行 `c = torch.exp(b)` 和 `loss = c.sum()`：每一行正好新增一个节点
 #   （`ExpBackward0`，然后是 `SumBackward0`），事先没有声明任何东西。
 # - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图，
+#   每一步都沿着节点的 `next_functions` 往回走，
 #   最后到达两个 `AccumulateGrad` 节点，每个叶子一个：反向传播时，它把传到自己这里的梯度*累加*到
-#   对应叶子的 `.grad` 上（第 7 课会演示这种累加）。
+#   对应叶子的 `.grad` 上（第 7 课会演示这种累加）。遍历由 `course.py` 中的 `graph_nodes` 完成，
+#   这是课程目录里的辅助模块；GradStep 不会单步进入它，所以在这一行按 F11 只算一步。
 
 # %%
 a = torch.randn(3, requires_grad=True)

@@ -26,20 +26,10 @@ and ``nn.RNN`` computes exactly the same thing with the same weights.
 import torch
 from torch import nn
 
+from course import count_nodes
+
 torch.manual_seed(0)
 INPUT_SIZE, HIDDEN_SIZE, NUM_STEPS = 3, 4, 5
-
-
-def count_nodes(tensor):
-    """How many autograd nodes lie behind ``tensor``."""
-    stack, seen = [tensor.grad_fn], set()
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            stack.extend(parent for parent, _ in node.next_functions)
-    return len(seen)
-
 
 W_xh = (torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 0.5).requires_grad_()
 W_hh = (torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5).requires_grad_()
@@ -59,6 +49,8 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   `b_h`); every later step reuses them, so from step 1 on each step adds exactly ten.
 # - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
 #   backward, we can see that the gradient reached every step.
+# - The count comes from `count_nodes` in `course.py`, the helper module beside the lessons:
+#   it follows `next_functions` back from `h_t`, and F11 does not step inside it.
 #
 # ### Inside the line: one `@` made three nodes
 # Press Alt+F11 (Run > Step Into Expression) on the `h_t = torch.tanh(...)` line instead of
@@ -86,6 +78,8 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   起每步正好增加十个。
 # - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
 #   这样反向传播之后就能看到梯度到达了每一步。
+# - 节点数由课程目录里的辅助模块 `course.py` 中的 `count_nodes` 算出：
+#   它从 `h_t` 出发沿着 `next_functions` 往回数，按 F11 也不会单步进入它。
 #
 # ### 深入一行之内：一个 `@` 生成了三个节点
 # 在 `h_t = torch.tanh(...)` 这一行按 Alt+F11（运行 > 单步进入表达式）而不是 F10：

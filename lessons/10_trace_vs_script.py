@@ -46,18 +46,10 @@ import warnings
 import torch
 from torch import nn
 
+from course import first_lines, has_api
+
 torch.manual_seed(0)
 print("PyTorch", torch.__version__)
-
-
-def first_lines(caught):
-    """Each distinct warning caught, as 'Category: first sentence'."""
-    lines = []
-    for warning in caught:
-        text = f"{warning.category.__name__}: {str(warning.message).split('. ')[0]}"
-        if text not in lines:
-            lines.append(text)
-    return lines
 
 
 class SignFlip(nn.Module):
@@ -89,6 +81,10 @@ expected = model(negative)
 #   incorrect") and, on recent PyTorch, a `DeprecationWarning`.
 # - Compare `traced(negative)` with `expected`: the signs are wrong, because the traced
 #   graph never negates. `traced.code` shows a graph with no `if` in it.
+# - Two helpers from `course.py`, the module beside the lessons, keep each cell short:
+#   `has_api(torch, "jit.trace")` checks that this PyTorch has the API, so a cell skips what
+#   it lacks instead of failing, and `first_lines(caught)` gives each caught warning's first
+#   sentence once. F11 does not step inside them.
 # [zh]
 # ## trace：分支被固定下来
 # `torch.jit.trace` 用 `positive` 把模型运行一次，记录看到的张量运算。`if` 是 Python 语句，
@@ -99,10 +95,13 @@ expected = model(negative)
 #   在较新的 PyTorch 上还有一条 `DeprecationWarning`。
 # - 把 `traced(negative)` 与 `expected` 比较：符号错了，因为追踪得到的图从不取反。
 #   `traced.code` 显示的图里根本没有 `if`。
+# - 课程目录里的辅助模块 `course.py` 提供了两个函数，让每个单元保持简短：
+#   `has_api(torch, "jit.trace")` 检查当前 PyTorch 是否有这个接口，没有时该单元跳过它而不是报错；
+#   `first_lines(caught)` 把捕获到的每种警告的第一句各列一次。按 F11 不会单步进入它们。
 
 # %%
 traced = None
-if hasattr(torch, "jit") and hasattr(torch.jit, "trace"):
+if has_api(torch, "jit.trace"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         traced = torch.jit.trace(model, positive)
@@ -131,7 +130,7 @@ else:
 
 # %%
 scripted = None
-if hasattr(torch, "jit") and hasattr(torch.jit, "script"):
+if has_api(torch, "jit.script"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -190,7 +189,7 @@ class CondFlip(nn.Module):
 
 
 exported = None
-if hasattr(torch, "export") and hasattr(torch, "cond"):
+if has_api(torch, "export.export", "cond"):
     # A failed export logs its reasoning and prints the partial graph to stderr; keep
     # both out of the lesson's stderr and show only the error's first line.
     logging.getLogger("torch.fx.experimental.symbolic_shapes").setLevel(logging.ERROR)
@@ -252,7 +251,7 @@ else:
 
 # %%
 explanation = None
-if hasattr(torch, "compile") and hasattr(torch, "_dynamo"):
+if has_api(torch, "compile", "_dynamo.explain"):
     compiled = torch.compile(model, backend="eager")
     compiled_out = compiled(negative)
     print("compiled matches eager on negative input:", torch.allclose(compiled_out, expected))

@@ -83,6 +83,10 @@ print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 # in float32 the nudges drown in rounding error.
 #
 # - `gradcheck(Cube.apply, ...)` returns True.
+# - Step *over* (F10) the two gradcheck lines. Stepping into one (F11) stops in your `forward`
+#   and `backward` every time gradcheck calls them, about ten times each: it runs `forward` on
+#   the input nudged up and down, `backward` for each element of the output, and some of that
+#   again for its other checks. Shift+F11 takes you back to the lesson's next line.
 # - `WrongCube` forgets a factor of `x` in its derivative. Step over the `try`: gradcheck
 #   raises `GradcheckError`, and its message lists the numerical Jacobian and then the
 #   analytical one (yours).
@@ -92,6 +96,10 @@ print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 # 再与你的 `backward` 比较。请使用 float64 输入：在 float32 下，微调量会被舍入误差淹没。
 #
 # - `gradcheck(Cube.apply, ...)` 返回 True。
+# - 请单步跳过（F10）这两行 gradcheck。单步进入（F11）的话，
+#   gradcheck 每次调用你的 `forward` 和 `backward` 时调试器都会停下，各十次左右：
+#   它对上下微调过的输入运行 `forward`，对输出的每个元素运行一次 `backward`，
+#   其他检查还会再调用一些。按 Shift+F11 回到课程的下一行。
 # - `WrongCube` 的导数漏掉了一个 `x` 因子。单步执行 `try`：
 #   gradcheck 抛出 `GradcheckError`，报错信息先列出数值雅可比矩阵，
 #   再列出解析雅可比矩阵（即你写的那个）。

@@ -29,7 +29,7 @@ from torch import nn
 torch.manual_seed(0)
 inputs = torch.randn(64, 1)
 targets = 2 * inputs - 1 + 0.05 * torch.randn(64, 1)
-LEARNING_RATE, STEPS = 0.1, 60
+LEARNING_RATE, STEPS = 0.2, 10
 
 # %% [markdown]
 # [en]
@@ -40,15 +40,19 @@ LEARNING_RATE, STEPS = 0.1, 60
 #   grad, so it must be inside `torch.no_grad()` (lesson 11); it also should not be
 #   recorded, since it is not part of the model.
 # - `w.grad.zero_()` clears the gradients for the next step; without it, they would add up.
-# - Set a breakpoint on the `if step % 20 == 0` line and continue a few times: `w` moves
+# - Set a breakpoint on the `if step % 3 == 0` line and continue a few times: `w` moves
 #   towards 2 and `b` towards -1.
+# - `STEPS` is 10, few enough to step through every pass of each loop. With more steps,
+#   a breakpoint and Continue take you from pass to pass.
 # [zh]
 # ## 手写训练循环
 # - 单步执行循环的一轮。`loss.backward()` 之后，`w.grad` 和 `b.grad` 中是这一步的梯度。
 # - 更新语句 `w -= LEARNING_RATE * w.grad` 是对需要梯度的叶子做原地修改，
 #   所以必须放在 `torch.no_grad()` 中（见第 11 课）；而且它本来就不属于模型，不应被记录。
 # - `w.grad.zero_()` 为下一步清空梯度；不清空的话，梯度会不断累加。
-# - 在 `if step % 20 == 0` 这一行设置断点并多次继续运行：`w` 逐渐接近 2，`b` 逐渐接近 -1。
+# - 在 `if step % 3 == 0` 这一行设置断点并多次继续运行：`w` 逐渐接近 2，`b` 逐渐接近 -1。
+# - `STEPS` 为 10，少到可以把每个循环的每一轮都单步走完。步数更多时，
+#   用断点加“继续运行”从一轮跳到下一轮。
 
 # %%
 w = torch.zeros(1, requires_grad=True)
@@ -62,7 +66,7 @@ for step in range(STEPS):
         b -= LEARNING_RATE * b.grad
     w.grad.zero_()
     b.grad.zero_()
-    if step % 20 == 0:
+    if step % 3 == 0:
         print(f"step {step:2d}: loss={loss.item():.4f} w={w.item():.3f} b={b.item():.3f}")
 manual_w, manual_b = w.item(), b.item()
 print(f"manual loop learned w={manual_w:.3f}, b={manual_b:.3f}")

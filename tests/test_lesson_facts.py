@@ -90,18 +90,6 @@ def scalar(summary: dict[str, Any]) -> Any:
     return summary["value"]
 
 
-# ---- the engine runs every lesson, stepping through every line ------------------------------
-
-
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in LESSON_FILES])
-def test_lesson_runs_under_the_engine_stepping_every_line(path):
-    records = trace.trace_records(str(path), timeout=300)
-    assert records[-1]["status"] == "ok", records[-1]
-    assert len(records) > 10
-    stderr = "".join(r.get("stderr") or "" for r in records[:-1])
-    assert stderr == ""
-
-
 # ---- lesson by lesson ------------------------------------------------------------------------
 
 
@@ -561,8 +549,9 @@ def test_13_training_updates_under_no_grad_and_matches_torch_optim():
 def test_13_zero_grad_sets_the_gradients_to_none():
     forward = "loss = ((model(inputs) - targets) ** 2).mean()"
     run = Run("13", forward, "optimizer.step()")
-    after_zero_grad = run.hits(forward)[1:]  # the first pass has had no backward yet
-    assert len(after_zero_grad) == 59
+    passes = run.hits(forward)
+    assert len(passes) == scalar(passes[0]["vars"]["STEPS"])
+    after_zero_grad = passes[1:]  # the first pass has had no backward yet
     for record in after_zero_grad:
         parameters = record["vars"]["model"]["parameters"]
         assert [p["has_grad"] for p in parameters] == [False, False]

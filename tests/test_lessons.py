@@ -1,9 +1,14 @@
-"""Every lesson runs to completion with plain ``python``, quickly, and with a clean stderr.
+"""Every lesson runs to completion with plain ``python``, quickly, and with a clean stderr,
+and stepping it with F11 from its first line to its end stays short enough to do.
 
 Lessons that show a warning on purpose (the TracerWarning of lesson 10, the anomaly-mode
 warnings of lesson 1, the non-leaf ``.grad`` warning of lesson 7) catch it and print what
 it said, so stderr stays empty. ``-W default`` makes even DeprecationWarnings visible, so a
 warning a lesson forgot to catch fails here.
+
+The course's helpers (``lessons/course.py``) are not the lesson file, so the engine does not
+step inside them; a loop or a library that calls the lesson's own code again and again is
+what makes a lesson long to step, and the bound below catches it.
 """
 
 from __future__ import annotations
@@ -12,15 +17,21 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from app.trace import trace_records
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
 
 #: Seconds a lesson may take with plain python; they are meant to run in a few.
 RUN_LIMIT = 60
+
+#: Pauses a lesson may make stepped into (F11) from its first line to its end.
+STEP_INTO_LIMIT = 300
 
 #: Lines a lesson may print on stderr, by lesson stem. Empty: every lesson captures its warnings.
 EXPECTED_STDERR: dict[str, list[str]] = {}
@@ -50,3 +61,15 @@ def test_lesson_runs_to_completion_with_a_clean_stderr(path, tmp_path):
     assert done.stdout.strip(), "a lesson prints what it shows"
     assert elapsed < RUN_LIMIT, f"{path.name} took {elapsed:.1f} s"
     assert list(tmp_path.iterdir()) == [], "a lesson leaves no files behind"
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_stepping_into_a_lesson_from_start_to_end_takes_at_most_300_pauses(path):
+    records = trace_records(str(path), timeout=300)
+    end, pauses = records[-1], records[:-1]
+    where = Counter(f"{r['function']} ({os.path.basename(r['file'])})" for r in pauses)
+    print(f"{path.stem}: {len(pauses)} pauses stepped into; most in {where.most_common(3)}")
+    assert end["status"] == "ok", end
+    assert len(pauses) > 10  # it did step
+    assert "".join(r.get("stderr") or "" for r in records) == ""
+    assert len(pauses) <= STEP_INTO_LIMIT, f"{path.name}: {len(pauses)} pauses, most in {where.most_common(3)}"

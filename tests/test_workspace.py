@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
-from app.workspace import Workspace
+from app.trace import trace_records
+from app.workspace import LESSONS_DIR, Workspace
 
 
 def make(tmp_path):
@@ -98,3 +101,57 @@ def test_a_recovery_copy_is_still_the_program(tmp_path):
     scope: dict = {}
     exec(ws.recovery_path(own).read_text(encoding="utf-8"), scope)
     assert scope["x"] == 42
+
+
+def helper_value(path) -> int:
+    """The ``A`` that a helper module's copy defines."""
+    scope: dict = {}
+    exec(path.read_text(encoding="utf-8"), scope)
+    return scope["A"]
+
+
+def test_a_helper_module_copy_follows_the_bundled_one_until_the_learner_changes_it(tmp_path):
+    ws, original = make(tmp_path)
+    helper = original.parent / "course.py"
+    helper.write_text("A = 1\n", encoding="utf-8")
+    assert ws.helper_modules() == [helper.resolve()]
+    own = tmp_path / "mine.py"
+    ws.save(own, "a = 1\n")
+    assert not (tmp_path / "data" / "lessons").exists()  # the learner's own files get no helpers
+    copy = ws.save(original, "from course import A\n")
+    beside = copy.parent / "course.py"
+    assert helper_value(beside) == 1
+    helper.write_text("A = 2\n", encoding="utf-8")  # a newer GradStep
+    assert ws.open_path(original) == copy and helper_value(beside) == 2
+    beside.write_text(beside.read_text(encoding="utf-8").replace("A = 2", "A = 3"), encoding="utf-8")
+    helper.write_text("A = 4\n", encoding="utf-8")
+    ws.open_path(original)
+    ws.save(copy, "from course import A\nprint(A)\n")
+    assert helper_value(beside) == 3  # changed by the learner: theirs
+    ws.revert(beside)
+    ws.open_path(original)
+    assert helper_value(beside) == 4  # GradStep's again
+    assert ws.save(helper, "A = 5\n") == beside  # editing the bundled helper edits its copy, as for a lesson
+    ws.open_path(original)
+    assert helper_value(beside) == 5 and helper.read_text(encoding="utf-8") == "A = 4\n"
+
+
+def test_an_edited_copy_of_lesson_03_runs_to_the_end_with_plain_python_and_through_the_engine(tmp_path):
+    ws = Workspace(tmp_path / "data")
+    original = LESSONS_DIR / "03_loops.py"
+    assert LESSONS_DIR / "course.py" in ws.helper_modules()
+    text = original.read_text(encoding="utf-8").replace("NUM_STEPS = 3, 4, 5", "NUM_STEPS = 3, 4, 2")
+    assert "from course import count_nodes" in text
+    copy = ws.save(original, text)
+    assert copy.parent != LESSONS_DIR and (copy.parent / "course.py").is_file()
+
+    plain = subprocess.run([sys.executable, str(copy)], cwd=tmp_path, capture_output=True, encoding="utf-8",
+                           timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    assert "step 1: TanhBackward0, nodes in graph so far: 23" in plain.stdout and "step 2" not in plain.stdout
+
+    records = trace_records(str(copy), timeout=120)  # stepped into, every line
+    assert records[-1]["status"] == "ok", records[-1]
+    assert {r["file"] for r in records[:-1]} == {str(copy)}  # never inside the helper module
+    stdout = "".join(r.get("stdout") or "" for r in records)
+    assert stdout == plain.stdout
