@@ -1,0 +1,179 @@
+"""Lesson 15: model.eval() against torch.no_grad() against torch.inference_mode().
+
+What it teaches: ``model.eval()`` switches layers such as Dropout and BatchNorm to their
+evaluation behaviour and does nothing to autograd (its output still requires grad, and
+backward works); ``torch.no_grad()`` stops recording but leaves the layers in training
+mode, so Dropout still drops and BatchNorm still updates its running statistics; and for
+prediction the two go together, usually as ``model.eval()`` with ``torch.inference_mode()``.
+"""
+
+# %% [markdown]
+# [en]
+# # eval(), no_grad() and inference_mode()
+# Three switches that sound alike: eval() changes how layers behave, the other two what autograd records.
+#
+# Every `nn.Module` has a `training` flag. A few layers read it: Dropout only drops in
+# training mode, BatchNorm normalises with the batch's own statistics and updates its
+# running averages only in training mode. `model.eval()` and `model.train()` set that
+# flag; they never look at autograd. Grad mode (lesson 6) is a separate, global switch.
+# [zh]
+# # eval()、no_grad() 与 inference_mode()
+# 三个听起来相似的开关：eval() 改变层的行为，另外两个改变自动求导记录什么。
+#
+# 每个 `nn.Module` 都有一个 `training` 标志，只有少数层会读它：Dropout 只在训练模式下丢弃元素；
+# BatchNorm 只在训练模式下用当前批次的统计量做归一化，并更新它的滑动平均。
+# `model.eval()` 和 `model.train()` 设置的就是这个标志，完全不涉及自动求导。
+# 梯度模式（见第 6 课）是另一个独立的全局开关。
+
+# %%
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(p=0.5), nn.Linear(8, 1))
+norm = model[1]
+batch = torch.randn(16, 4)
+
+# %% [markdown]
+# [en]
+# ## Training mode: Dropout drops, BatchNorm counts
+# A new module starts in training mode: the `training` field of `model` in the Variables
+# view is True.
+#
+# - `nn.Dropout(p=0.5)` on eight ones: about half become 0 and the others 2. The survivors
+#   are scaled by 1 / (1 - p) so that the expected value stays 1.
+# - Calling `model` twice on the same batch gives two different outputs (`same_twice` is
+#   False): Dropout draws a new random mask on every call.
+# - `norm.num_batches_tracked` counts the batches BatchNorm has folded into its running
+#   mean and variance: 2 after the two calls.
+# [zh]
+# ## 训练模式：Dropout 丢弃元素，BatchNorm 累计统计
+# 新建的模块处于训练模式：变量视图中 `model` 的 `training` 字段为 True。
+#
+# - 对八个 1 做 `nn.Dropout(p=0.5)`：大约一半变成 0，其余变成 2。
+#   保留下来的元素乘以 1 / (1 - p)，使期望值仍为 1。
+# - 对同一个批次调用两次 `model`，得到两个不同的输出（`same_twice` 为 False）：
+#   Dropout 每次调用都会重新随机生成掩码。
+# - `norm.num_batches_tracked` 记录 BatchNorm 已经计入滑动均值和方差的批次数：
+#   两次调用之后是 2。
+
+# %%
+print("dropout in training mode:", nn.Dropout(p=0.5)(torch.ones(8)))
+first = model(batch)
+second = model(batch)
+same_twice = torch.equal(first, second)
+print("training mode, same output twice:", same_twice)
+print("batches BatchNorm has counted:", norm.num_batches_tracked.item())
+
+# %% [markdown]
+# [en]
+# ## no_grad() records nothing, and changes no layer
+# Step over the `with torch.no_grad():` block. `quiet` has no `grad_fn` and does not
+# require grad, and the graph panel has no new node for it. But the model is still in
+# training mode: Dropout still dropped, and BatchNorm counted the batch
+# (`num_batches_tracked` is now 3) and moved its running mean (`mean_moved` is True).
+# "Evaluating" under `no_grad()` alone quietly changes the model you evaluate.
+# [zh]
+# ## no_grad() 什么都不记录，也不改变任何层
+# 单步执行 `with torch.no_grad():` 块。`quiet` 没有 `grad_fn`，也不需要梯度，
+# 计算图面板上也没有为它新增节点。但模型仍处于训练模式：Dropout 照样丢弃元素，
+# BatchNorm 也计入了这个批次（`num_batches_tracked` 变成 3），还移动了滑动均值
+# （`mean_moved` 为 True）。只用 `no_grad()` 做“评估”，会悄悄改动被评估的模型。
+
+# %%
+mean_before = norm.running_mean.clone()
+with torch.no_grad():
+    quiet = model(batch)
+mean_moved = not torch.equal(norm.running_mean, mean_before)
+print("under no_grad: requires_grad =", quiet.requires_grad, "| grad_fn =", quiet.grad_fn)
+print("batches counted:", norm.num_batches_tracked.item(), "| running mean moved:", mean_moved)
+
+# %% [markdown]
+# [en]
+# ## eval() changes the layers, not autograd
+# - Step over `model.eval()`: `training` turns False for `model` and for each of its
+#   layers (eval() works through every submodule).
+# - `evaluated` still requires grad and has a `grad_fn`: the graph panel shows the
+#   `AddmmBackward0` of the last Linear and the nodes behind it. `eval()` is not a way to
+#   save memory.
+# - Dropout now passes values through and BatchNorm uses its running statistics without
+#   updating them, so the output is the same every time (`repeatable` is True) and
+#   `num_batches_tracked` stays at 3.
+# - `backward()` works in evaluation mode: look at the `.grad` column of the first
+#   Linear's weight (expand `model`). That is how a gradient with respect to the input of
+#   a frozen model is taken, for example.
+# - A batch of one sample works too; in training mode BatchNorm would refuse it (see Try it).
+# [zh]
+# ## eval() 改变的是层，而不是自动求导
+# - 单步执行 `model.eval()`：`model` 及其每一层的 `training` 都变成 False
+#   （eval() 会作用到所有子模块）。
+# - `evaluated` 仍然需要梯度，也有 `grad_fn`：
+#   计算图面板上是最后一个 Linear 的 `AddmmBackward0` 以及它后面的节点。`eval()` 并不能节省内存。
+# - Dropout 现在原样传递数值，BatchNorm 使用滑动统计量而不再更新它，
+#   所以每次输出都相同（`repeatable` 为 True），`num_batches_tracked` 仍是 3。
+# - 评估模式下 `backward()` 照常可用：展开 `model`，看第一个 Linear 的权重的 `.grad` 列。
+#   例如，对冻结的模型求关于输入的梯度，就是这样做的。
+# - 只有一个样本的批次也能运行；在训练模式下 BatchNorm 会拒绝它（见“动手试试”）。
+
+# %%
+model.eval()
+print("model.training:", model.training, "| BatchNorm:", norm.training, "| Dropout:", model[3].training)
+evaluated = model(batch)
+repeatable = torch.equal(evaluated, model(batch))
+print("eval output requires_grad:", evaluated.requires_grad, "| grad_fn:", evaluated.grad_fn.name())
+print("same output twice:", repeatable, "| batches counted:", norm.num_batches_tracked.item())
+evaluated.sum().backward()
+print("backward in eval mode filled weight.grad:", model[0].weight.grad is not None)
+single = model(batch[:1])
+print("one sample in eval mode, output shape:", tuple(single.shape))
+
+# %% [markdown]
+# [en]
+# ## For prediction: eval() and inference_mode() together
+# `eval()` picks the layers' behaviour, `inference_mode()` (or `no_grad()`) turns recording
+# off: prediction code wants both. `prediction` has the same values as `evaluated`, but
+# it does not require grad and is an inference tensor (lesson 6).
+#
+# | | Dropout, BatchNorm | records a graph | the output |
+# |---|---|---|---|
+# | `model.train()` (the default) | training behaviour | yes | requires grad |
+# | `model.eval()` | evaluation behaviour | yes | requires grad |
+# | `torch.no_grad()` | unchanged | no | a plain tensor |
+# | `torch.inference_mode()` | unchanged | no | an inference tensor |
+# [zh]
+# ## 用于预测：eval() 与 inference_mode() 一起用
+# `eval()` 决定层的行为，`inference_mode()`（或 `no_grad()`）关闭记录：预测代码两者都需要。
+# `prediction` 的数值与 `evaluated` 相同，但它不需要梯度，而且是推理张量（见第 6 课）。
+#
+# | | Dropout、BatchNorm | 是否记录计算图 | 输出 |
+# |---|---|---|---|
+# | `model.train()`（默认） | 训练时的行为 | 是 | 需要梯度 |
+# | `model.eval()` | 评估时的行为 | 是 | 需要梯度 |
+# | `torch.no_grad()` | 不变 | 否 | 普通张量 |
+# | `torch.inference_mode()` | 不变 | 否 | 推理张量 |
+
+# %%
+with torch.inference_mode():
+    prediction = model(batch)
+print("inference_mode: requires_grad =", prediction.requires_grad, "| is_inference =", prediction.is_inference())
+print("same values as the eval output:", torch.equal(prediction, evaluated))
+model.train()
+print("model.train() switches back:", model.training)
+
+# %% [markdown]
+# [en]
+# ## Try it
+# 1. Put `model.train()` just before `single = model(batch[:1])`: BatchNorm in training mode
+#    cannot compute a variance from one sample and raises "Expected more than 1 value per
+#    channel when training".
+# 2. Replace `model.eval()` with `model[3].eval()`, so only the Dropout layer leaves training
+#    mode: `repeatable` is still True (BatchNorm normalises the same batch the same way),
+#    but `num_batches_tracked` keeps counting, and the one-sample line fails as in 1.
+# [zh]
+# ## 动手试试
+# 1. 在 `single = model(batch[:1])` 之前加上 `model.train()`：
+#    训练模式下的 BatchNorm 无法用一个样本算出方差，
+#    会报错“Expected more than 1 value per channel when training”。
+# 2. 把 `model.eval()` 换成 `model[3].eval()`，只让 Dropout 层离开训练模式：
+#    `repeatable` 仍为 True（BatchNorm 对同一个批次的归一化结果相同），
+#    但 `num_batches_tracked` 会继续增加，单个样本的那一行也会像第 1 题那样报错。

@@ -1,0 +1,452 @@
+"""What lessons 14 to 19 teach, checked through the engine at the lines their notes point to.
+
+As in ``test_lesson_facts.py``, lines are found by a marker (a piece of the line's code),
+never by number, and a record is the state *before* its line runs, so a fact about an
+assignment is checked at a later line. Each lesson is also stepped into from start to end
+once, which must take at most ``MAX_PAUSES`` pauses so it stays short enough to step
+through by hand.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+trace = pytest.importorskip("app.trace")
+
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+NEW_LESSONS = {
+    "14": "14_hooks.py",
+    "15": "15_eval_nograd_inference.py",
+    "16": "16_torch_func.py",
+    "17": "17_nan_gradients.py",
+    "18": "18_accumulation_and_two_losses.py",
+    "19": "19_variable_length_no_padding.py",
+}
+#: Pauses a lesson may take when stepped into from its first line to its end.
+MAX_PAUSES = 300
+
+
+def lesson_path(number: str) -> Path:
+    return LESSONS / NEW_LESSONS[number]
+
+
+def marker_line(path: Path, marker: str, occurrence: int | None = None) -> int:
+    """The line of ``path``'s code (not its notes) holding ``marker``; unique unless ``occurrence`` is given."""
+    hits = [
+        number
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if marker in text and not text.lstrip().startswith("#")
+    ]
+    if occurrence is None:
+        assert len(hits) == 1, f"{marker!r} should be on exactly one line of {path.name}: lines {hits}"
+        return hits[0]
+    assert len(hits) >= occurrence, f"{marker!r} found {len(hits)} times in {path.name}"
+    return hits[occurrence - 1]
+
+
+def last_code_line(path: Path) -> int:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return max(n for n, text in enumerate(lines, 1) if text.strip() and not text.lstrip().startswith("#"))
+
+
+class Run:
+    """One engine run of a lesson with breakpoints at the given markers (and its last code line)."""
+
+    def __init__(self, number: str, *markers: str | tuple[str, int], graph: bool = False) -> None:
+        self.path = lesson_path(number)
+        self.lines: dict[Any, int] = {}
+        for marker in markers:
+            text, nth = marker if isinstance(marker, tuple) else (marker, None)
+            self.lines[marker] = marker_line(self.path, text, nth)
+        breaks = {*self.lines.values(), last_code_line(self.path)}
+        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120, graph=graph)
+        self.end = records[-1]
+        self.pauses = records[:-1]
+        assert self.end["status"] == "ok", self.end
+        self.stdout = "".join(r.get("stdout") or "" for r in records)
+        self.stderr = "".join(r.get("stderr") or "" for r in records)
+
+    def hits(self, marker: str | tuple[str, int]) -> list[dict[str, Any]]:
+        line = self.lines[marker]
+        found = [r for r in self.pauses if r["line"] == line and r["file"] == str(self.path)]
+        assert found, f"no pause at line {line} ({marker!r})"
+        return found
+
+    def at(self, marker: str | tuple[str, int]) -> dict[str, dict[str, Any]]:
+        return self.hits(marker)[0]["vars"]
+
+
+@functools.cache
+def stepped(number: str) -> tuple[dict[str, Any], ...]:
+    """Every pause of step-into mode from the first line to the end, then the end record."""
+    return tuple(trace.trace_records(str(lesson_path(number)), timeout=300))
+
+
+def values(summary: dict[str, Any]) -> np.ndarray:
+    """A tensor summary's values as a float array."""
+    return np.asarray(summary["values"], dtype=np.float64)
+
+
+def scalar(summary: dict[str, Any]) -> Any:
+    return summary["value"]
+
+
+def item(summary: dict[str, Any], key: str) -> dict[str, Any]:
+    """The summary stored under ``key`` in a dict's summary."""
+    (found,) = [value for name, value in summary["items"] if name == repr(key)]
+    return found
+
+
+def parameter(module: dict[str, Any], name: str) -> dict[str, Any]:
+    (found,) = [p for p in module["parameters"] if p["name"] == name]
+    return found
+
+
+def calls_while(records: tuple[dict[str, Any], ...], path: Path, line: int, function: str) -> int:
+    """How many times ``function`` was called while the module-level ``line`` ran (its first run)."""
+    start = next(n for n, r in enumerate(records) if r["function"] == "<module>" and r["line"] == line)
+    stop = next(n for n in range(start + 1, len(records)) if records[n]["function"] == "<module>")
+    return sum(1 for r in records[start:stop] if r["event"] == "call" and r["function"] == function)
+
+
+def reachable(graph: dict[str, Any], root: int) -> set[int]:
+    """The ids of the graph's nodes reachable from ``root`` along its edges."""
+    children: dict[int, list[int]] = {}
+    for source, target, _ in graph["edges"]:
+        children.setdefault(source, []).append(target)
+    seen, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(children.get(node, []))
+    return seen
+
+
+# ---- every new lesson: stepped from start to end, within the pause budget ----------------------
+
+
+@pytest.mark.parametrize("number", sorted(NEW_LESSONS))
+def test_new_lesson_steps_to_the_end_within_the_pause_budget(number):
+    records = stepped(number)
+    assert records[-1]["status"] == "ok", records[-1]
+    pauses = records[:-1]
+    assert 10 < len(pauses) <= MAX_PAUSES
+    assert "".join(r.get("stderr") or "" for r in records) == ""
+    source = lesson_path(number).read_text(encoding="utf-8")
+    assert "torch.manual_seed(0)" in source
+    assert not re.search(r"^\s*(from|import)\s+(course|lessons)\b", source, re.M), "each lesson is self-contained"
+
+
+# ---- 14: hooks ----------------------------------------------------------------------------------
+
+
+def test_14_tensor_hook_sees_and_doubles_the_gradient_and_retain_grad_keeps_the_doubled_one():
+    run = Run("14", "return grad * 2", 'print("h.grad (stored after the hook):"')
+    inside = run.hits("return grad * 2")
+    assert len(inside) == 1  # removed after one backward
+    hook = inside[0]
+    assert hook["function"] == "double_grad" and hook["depth"] == 1
+    # The hook runs during backward, called from the loss.backward() line.
+    assert hook["stack"][1]["line"] == marker_line(run.path, "loss.backward()")
+    assert values(hook["vars"]["grad"]).tolist() == [4.0, 8.0, 12.0]
+    after = run.at('print("h.grad (stored after the hook):"')
+    assert after["h"]["retains_grad"] is True and after["h"]["is_leaf"] is False
+    assert values(after["h"]["grad"]).tolist() == [8.0, 16.0, 24.0]
+    assert values(after["x"]["grad"]).tolist() == [16.0, 32.0, 48.0]
+    assert "gradient arriving at h: tensor([ 4.,  8., 12.])" in run.stdout
+
+
+def test_14_leaf_hook_sees_the_new_gradient_and_post_accumulate_hook_sees_the_sum():
+    tensor_hook = 'print("tensor hook sees:"'
+    post_hook = 'print("post-accumulate hook sees w.grad:"'
+    run = Run("14", tensor_hook, post_hook)
+    (before,) = run.hits(tensor_hook)
+    assert values(before["vars"]["grad"]).tolist() == [1.0, 2.0]
+    assert values(before["globals"]["w"]["grad"]).tolist() == [100.0, 100.0]
+    (after,) = run.hits(post_hook)
+    assert values(after["vars"]["param"]["grad"]).tolist() == [101.0, 102.0]
+    assert run.stdout.index("tensor hook sees:") < run.stdout.index("post-accumulate hook sees")
+
+
+def test_14_module_hooks_see_the_output_and_both_gradients():
+    run = Run("14", 'print("grad_output equals weights:"')
+    state = run.at('print("grad_output equals weights:"')
+    seen = state["seen"]
+    output, grad_in, grad_out = (values(item(seen, key)) for key in ("output", "grad_input", "grad_output"))
+    assert np.allclose(output, np.tanh(values(state["z"])), atol=1e-6)
+    assert grad_out.tolist() == values(state["weights"]).tolist()
+    assert np.allclose(grad_in, grad_out * (1 - output**2), atol=1e-6)
+    assert np.allclose(values(state["z"]["grad"]), grad_in, atol=1e-6)
+    assert "grad_output equals weights: True" in run.stdout
+    assert "grad_input == grad_output * (1 - tanh**2): True" in run.stdout
+
+
+def test_14_hooks_fire_forward_first_then_from_the_output_back_to_the_input():
+    run = Run("14", 'print("hooks fired in this order:"', graph=True)
+    record = run.hits('print("hooks fired in this order:"')[0]
+    fired = [scalar(entry) for entry in record["vars"]["fired"]["items"]]
+    assert fired == [
+        "layer: forward pre-hook",
+        "layer: forward hook",
+        "backward() starts",
+        "out: tensor hook",
+        "layer: backward pre-hook",
+        "weight: tensor hook",
+        "weight: post-accumulate hook",
+        "layer: backward hook",
+        "inputs: tensor hook",
+    ]
+    assert "hooks fired in this order:\n  layer: forward pre-hook\n  layer: forward hook\n" in run.stdout
+    # A full backward hook wraps the layer's output and input in a node of its own.
+    assert record["vars"]["out"]["grad_fn"] == "BackwardHookFunctionBackward"
+    names = [node["name"] for node in record["graph"]["nodes"]]
+    assert names.count("BackwardHookFunctionBackward") == 2 and "AddmmBackward0" in names
+
+
+# ---- 15: eval() against no_grad() against inference_mode() ------------------------------------
+
+
+def test_15_training_mode_drops_at_random_and_batchnorm_counts_batches():
+    run = Run("15", 'print("training mode, same output twice:"', 'print("batches BatchNorm has counted:"')
+    state = run.at('print("training mode, same output twice:"')
+    assert state["model"]["training"] is True and state["norm"]["training"] is True
+    assert scalar(state["same_twice"]) is False
+    assert state["first"]["grad_fn"] == "AddmmBackward0"
+    dropped = re.search(r"dropout in training mode: tensor\(\[([^\]]*)\]\)", run.stdout).group(1)
+    entries = {float(v) for v in dropped.split(",")}
+    assert entries == {0.0, 2.0}, "survivors are scaled by 1 / (1 - p) = 2"
+    assert "batches BatchNorm has counted: 2" in run.stdout
+
+
+def test_15_no_grad_records_nothing_but_batchnorm_still_updates():
+    run = Run("15", 'print("under no_grad:')
+    state = run.at('print("under no_grad:')
+    assert state["model"]["training"] is True
+    assert state["quiet"]["requires_grad"] is False and state["quiet"]["grad_fn"] is None
+    assert scalar(state["mean_moved"]) is True
+    assert "batches counted: 3 | running mean moved: True" in run.stdout
+
+
+def test_15_eval_keeps_autograd_and_makes_the_layers_deterministic():
+    run = Run(
+        "15", 'print("model.training:"', 'print("backward in eval mode', 'print("same values as the eval output:"'
+    )
+    switched = run.at('print("model.training:"')
+    assert switched["model"]["training"] is False and switched["norm"]["training"] is False
+    assert "model.training: False | BatchNorm: False | Dropout: False" in run.stdout
+    evaluated = run.at('print("backward in eval mode')
+    assert evaluated["evaluated"]["requires_grad"] is True
+    assert evaluated["evaluated"]["grad_fn"] == "AddmmBackward0"
+    assert scalar(evaluated["repeatable"]) is True
+    assert "same output twice: True | batches counted: 3" in run.stdout  # eval() stopped the counting
+    assert all(p["has_grad"] for p in evaluated["model"]["parameters"]), "backward works in eval mode"
+    final = run.at('print("same values as the eval output:"')
+    assert final["single"]["shape"] == [1, 1]
+    prediction = final["prediction"]
+    assert prediction["requires_grad"] is False and prediction["is_inference"] is True
+    assert values(prediction).tolist() == values(final["evaluated"]).tolist()
+    assert "same values as the eval output: True" in run.stdout
+
+
+# ---- 16: torch.func ------------------------------------------------------------------------------
+
+
+def test_16_one_gradient_three_ways_and_torch_func_leaves_x_alone():
+    run = Run("16", 'print("backward():')
+    state = run.at('print("backward():')
+    expected = [9.0, 15.0, 29.0]  # 3 x**2 + the product of the other two, at x = [1, 2, 3]
+    for name in ("by_backward", "by_autograd_grad", "by_func"):
+        assert values(state[name]).tolist() == expected, name
+    assert state["x"]["requires_grad"] is False and state["x"]["grad"] is None
+    assert state["by_func"]["grad_fn"] is None and state["by_func"]["requires_grad"] is False
+    assert state["start"]["grad"] is None, "autograd.grad fills no .grad"
+    path = lesson_path("16")
+    assert calls_while(stepped("16"), path, marker_line(path, "by_func = grad(f)(x)"), "f") == 1
+
+
+def test_16_one_hessian_three_ways_and_the_create_graph_gradient_has_a_grad_fn():
+    run = Run("16", 'print("same as autograd.functional:"')
+    state = run.at('print("same as autograd.functional:"')
+    expected = [[6.0, 3.0, 2.0], [3.0, 12.0, 1.0], [2.0, 1.0, 18.0]]
+    for name in ("by_func_hessian", "by_functional", "by_create_graph"):
+        assert values(state[name]).tolist() == expected, name
+    assert state["first"]["grad_fn"] is not None and state["first"]["requires_grad"] is True
+    assert state["by_autograd_grad"]["grad_fn"] is None
+    assert "same as autograd.functional: True" in run.stdout and "same as create_graph=True:   True" in run.stdout
+
+
+def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call():
+    run = Run("16", 'print("per-sample gradients')
+    state = run.at('print("per-sample gradients')
+    assert values(state["by_jacrev"]).tolist() == [[7.0, 1.0, 1.0], [2.0, 8.0, 2.0], [3.0, 3.0, 9.0]]
+    w, inputs, targets = values(state["w"]), values(state["inputs"]), values(state["targets"])
+    by_hand = 2 * (inputs @ w - targets)[:, None] * inputs
+    assert state["per_sample"]["shape"] == [5, 3]
+    assert np.allclose(values(state["per_sample"]), by_hand, atol=1e-4)
+    assert np.allclose(values(state["one_by_one"]), by_hand, atol=1e-4)
+    assert "vmap == one by one: True" in run.stdout and "vmap == by hand:    True" in run.stdout
+    path = lesson_path("16")
+    records = stepped("16")
+    assert calls_while(records, path, marker_line(path, "per_sample = vmap("), "sample_loss") == 1
+    assert calls_while(records, path, marker_line(path, "one_by_one = torch.stack("), "sample_loss") == 5
+
+
+# ---- 17: NaN gradients ----------------------------------------------------------------------------
+
+
+def test_17_kinks_give_zero_and_sqrt_gives_inf_and_nan():
+    run = Run("17", 'print("at x ="')
+    state = run.at('print("at x ="')
+    assert values(state["abs_grad"]).tolist() == [-1.0, 0.0, 1.0]
+    assert values(state["relu_grad"]).tolist() == [0.0, 0.0, 1.0]
+    sqrt_grad = state["sqrt_grad"]
+    grad = values(sqrt_grad)
+    assert np.isnan(grad[0]) and grad[1] == np.inf and grad[2] == 0.25
+    assert (sqrt_grad["nan"], sqrt_grad["inf"]) == (1, 1)
+
+
+def test_17_where_outside_sqrt_has_a_clean_output_and_nan_gradients():
+    run = Run("17", "masked.sum().backward()", 'print("masked:"', graph=True)
+    before = run.hits("masked.sum().backward()")[0]
+    names = {node["id"]: node["name"] for node in before["graph"]["nodes"]}
+    edges = {(names[a], names[b]) for a, b, _ in before["graph"]["edges"]}
+    assert ("WhereBackward0", "SqrtBackward0") in edges
+    after = run.at('print("masked:"')
+    assert after["masked"]["nan"] == 0 and values(after["masked"]).tolist() == [0.0, 0.0, 2.0]
+    assert after["root"]["nan"] == 1, "sqrt was computed for every entry"
+    grad = values(after["x"]["grad"])
+    assert np.isnan(grad[:2]).all() and grad[2] == 0.25
+
+
+def test_17_sqrt_of_where_is_already_safe_and_clamp_gives_inf_at_the_boundary():
+    run = Run("17", 'print("sqrt(where(x > 0, x, 0)):"')
+    state = run.at('print("sqrt(where(x > 0, x, 0)):"')
+    inner = state["inner_where_grad"]
+    assert values(inner).tolist() == [0.0, 0.0, 0.25] and inner["nan"] == 0 and inner["inf"] == 0
+    clamp = state["clamp_grad"]
+    assert (clamp["nan"], clamp["inf"]) == (0, 1)
+    assert values(clamp).tolist() == [0.0, np.inf, 0.25]
+
+
+def test_17_double_where_keeps_every_gradient_finite_and_the_library_norm_is_zero_at_zero():
+    run = Run("17", 'print("double where for sqrt:', 'print("hand-written norm at 0:"')
+    assert "fill=0.0: anomaly mode stopped backward: Function 'LogBackward0' returned nan values" in run.stdout
+    assert "fill=1.0: backward finished, y.grad = tensor([0.0000, 0.0000, 0.2500])" in run.stdout
+    safe = run.at('print("double where for sqrt:')
+    assert values(safe["safe"]).tolist() == [0.0, 0.0, 2.0]
+    assert values(safe["x"]["grad"]).tolist() == [0.0, 0.0, 0.25]
+    assert values(safe["y"]["grad"]).tolist() == [0.0, 0.0, 0.25]  # the fill=1.0 pass
+    norms = run.at('print("hand-written norm at 0:"')
+    assert np.isnan(values(norms["hand_norm_grad"])).all()
+    assert values(norms["library_norm_grad"]).tolist() == [0.0, 0.0, 0.0]
+
+
+# ---- 18: accumulation, clipping, inputs=, two losses ---------------------------------------------
+
+
+def test_18_accumulated_micro_batches_give_the_full_batch_gradient_and_training_run():
+    run = Run("18", 'print("full-batch gradient: "', 'print("same weights after two steps:"')
+    grads = run.at('print("full-batch gradient: "')
+    full, accumulated = values(grads["full_grad"]), values(grads["accumulated_grad"])
+    assert np.allclose(full, accumulated, atol=1e-6) and np.abs(full).max() > 0.01
+    trained = run.at('print("same weights after two steps:"')
+    assert scalar(trained["same_weights"]) is True
+    full_w = values(parameter(trained["full_model"], "weight")["summary"])
+    micro_w = values(parameter(trained["micro_model"], "weight")["summary"])
+    assert np.allclose(full_w, micro_w, atol=1e-6)
+    # zero_grad() after the last step left no gradient behind.
+    assert not any(p["has_grad"] for p in trained["micro_model"]["parameters"])
+
+
+def test_18_clip_grad_norm_returns_the_old_norm_and_rescales_to_max_norm():
+    run = Run("18", 'print(f"norm before:')
+    state = run.at('print(f"norm before:')
+    before = float(values(state["norm_before"]))
+    assert before > 0.5 and np.isclose(float(values(state["norm_after"])), 0.5, atol=1e-5)
+    clipped = values(parameter(state["full_model"], "weight")["summary"]["grad"])
+    assert np.allclose(clipped, values(state["grad_before"]) * 0.5 / before, atol=1e-6)
+    assert "same direction: True" in run.stdout
+
+
+def test_18_backward_inputs_fills_only_the_named_leaf():
+    run = Run("18", 'print("weight.grad:"')
+    model = run.at('print("weight.grad:"')["micro_model"]
+    assert parameter(model, "weight")["has_grad"] is False
+    assert parameter(model, "bias")["has_grad"] is True
+    assert "weight.grad: None | bias.grad: tensor([" in run.stdout
+
+
+def test_18_two_losses_retain_graph_equals_the_sum_and_create_graph_keeps_the_graph():
+    run = Run("18", 'print("same gradients:"', "w.grad = None  # breaks the cycle")
+    assert "second loss without retain_graph: Trying to backward through the graph a second time" in run.stdout
+    state = run.at('print("same gradients:"')
+    assert np.allclose(values(state["one_after_the_other"]), values(state["summed"]), atol=1e-6)
+    kept = run.at("w.grad = None  # breaks the cycle")["w"]
+    assert kept["grad"]["grad_fn"] is not None and kept["grad"]["requires_grad"] is True
+    assert np.allclose(values(kept["grad"]), values(state["summed"]), atol=1e-6)
+    assert "after create_graph=True the second backward worked; w.grad.grad_fn: CopyBackwards" in run.stdout
+    assert "PyTorch warned: Using backward() with create_graph=True will create a reference cycle" in run.stdout
+
+
+# ---- 19: variable length without padding, and pdb --------------------------------------------------
+
+
+def test_19_each_sequence_builds_a_graph_as_long_as_itself():
+    run = Run("19", "finals.append(h)", graph=True)
+    counts = [int(n) for n in re.findall(r"length \d+: (\d+) nodes", run.stdout)]
+    lengths = [int(n) for n in re.findall(r"length (\d+):", run.stdout)]
+    assert lengths == [2, 5, 3] and counts == [4 * length + 2 for length in lengths] == [10, 22, 14]
+    hits = run.hits("finals.append(h)")
+    assert len(hits) == 3
+    for record, count in zip(hits, counts, strict=True):
+        graph = record["graph"]
+        assert len(reachable(graph, graph["roots"]["h"])) == count, "the engine's graph agrees with count_nodes"
+
+
+def test_19_packing_with_nn_rnn_gives_the_loop_s_states_and_gradients():
+    run = Run("19", 'print("same final states as the loop:"')
+    state = run.at('print("same final states as the loop:"')
+    assert values(state["packed"]["batch_sizes"]).tolist() == [3, 3, 2, 1, 1]
+    finals = [float(values(summary)) for summary in state["finals"]["items"]]
+    assert np.allclose(values(state["h_n"]).reshape(-1), finals, atol=1e-6)
+    assert scalar(state["same_states"]) is True and scalar(state["same_grads"]) is True
+    rnn = state["rnn"]
+    for weight, leaf in (("weight_ih_l0", "w_x"), ("weight_hh_l0", "w_h")):
+        rnn_grad = values(parameter(rnn, weight)["summary"]["grad"]).item()
+        assert np.isclose(rnn_grad, values(state[leaf]["grad"]).item()), weight
+
+
+def test_19_pdb_stays_off_and_the_note_shows_the_session_it_would_give(tmp_path):
+    path = lesson_path("19")
+    source = path.read_text(encoding="utf-8")
+    assert "USE_PDB = False" in source
+    line = marker_line(path, "finals.append(h)")
+    assert marker_line(path, "breakpoint()  # pdb") == line - 1
+    assert f"19_variable_length_no_padding.py({line})<module>()" in source, "the note names the line pdb stops at"
+    # The same lesson with the flag on, run with plain python and pdb commands on stdin.
+    copy = tmp_path / path.name
+    copy.write_text(source.replace("USE_PDB = False", "USE_PDB = True", 1), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONBREAKPOINT"}
+    done = subprocess.run(
+        [sys.executable, str(copy)],
+        input="p h, h.requires_grad\np count_nodes(h)\nc\nc\nc\n",
+        capture_output=True,
+        encoding="utf-8",
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("-> finals.append(h)") == 3
+    assert "(Pdb) (tensor(-0.5760, grad_fn=<TanhBackward0>), True)" in done.stdout
+    assert "(Pdb) 10\n" in done.stdout
