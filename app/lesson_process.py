@@ -6,16 +6,27 @@ killing the group ends whatever the lesson started (subprocesses, workers, forks
 messages travel on a pipe of their own; its fd 1 and fd 2 are plain pipes, read as the
 lesson's stdout and stderr. Reader threads turn the pipes into callbacks; nothing here
 ever blocks the caller on the lesson.
+
+Text and messages travel on different pipes, so their order is restored here. At a pause
+the lesson waits: the text already in fd 1 and fd 2 was written before the pause and is
+delivered before it. While a run is recorded the lesson does not wait, and may be far
+ahead of the app: text is then delivered only after every message that was already on its
+way when the text was read (the channel's bytes received plus those still in the pipe), so
+it never comes before a pause it was printed after; at worst, text printed just before a
+recorded pause comes right after it.
 """
 
 from __future__ import annotations
 
 import codecs
+import fcntl
 import os
+import select
 import selectors
 import signal
 import subprocess
 import sys
+import termios
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -79,10 +90,11 @@ class LessonProcess:
             )
         finally:
             os.close(channel_write)
-        self._channel = os.fdopen(channel_read, "rb")
-        # One lock orders the text of fd 1 and fd 2 against the messages: before a message is
-        # delivered, the text already in the pipes is.
+        self._channel = _Channel(channel_read)
+        # One lock orders the text of fd 1 and fd 2 against the messages (see the module's docstring).
         self._output_lock = threading.Lock()
+        self._delivered = 0  # bytes of the channel whose messages were delivered
+        self._held: list[tuple[int, str, str]] = []  # (channel bytes to deliver first, stream, text)
         self._outputs = [_OutputPipe("stdout", self.process.stdout), _OutputPipe("stderr", self.process.stderr)]
         self._events = threading.Thread(target=self._read_events, name="lesson-events", daemon=True)
         self._readers = [threading.Thread(target=self._read_output, args=(pipe,), name=f"lesson-{pipe.name}",
@@ -148,9 +160,18 @@ class LessonProcess:
                 self.torch_version = message.torch_version
                 self.ready.set()
             with self._output_lock:
-                for pipe in self._outputs:
-                    self._deliver(pipe)
+                if _waits_after(message):  # all the text read so far, and in the pipes now, came before it
+                    self._release(everything=True)
+                    for pipe in self._outputs:
+                        self._deliver(pipe, 0)
+                else:
+                    self._release()
                 self.on_message(message)
+                self._delivered = self._channel.consumed
+                self._release()
+        with self._output_lock:
+            self._delivered = self._channel.consumed
+            self._release()
         self._channel.close()
         code = self.process.wait()
         self.kill_group()  # the lesson process is gone: nothing it started may outlive it
@@ -164,12 +185,68 @@ class LessonProcess:
             while not pipe.closed:
                 selector.select()
                 with self._output_lock:
-                    self._deliver(pipe)
+                    self._deliver(pipe, self._channel.written())
         pipe.close()
 
-    def _deliver(self, pipe: _OutputPipe) -> None:
+    def _deliver(self, pipe: _OutputPipe, after: int) -> None:
+        """Deliver the text in ``pipe`` once the messages of the channel's first ``after`` bytes are."""
         for text in pipe.pending():
-            self.on_message(m.Output(pipe.name, text))
+            if after <= self._delivered and not self._held:
+                self.on_message(m.Output(pipe.name, text))
+            else:
+                self._held.append((after, pipe.name, text))
+
+    def _release(self, everything: bool = False) -> None:
+        """Deliver the held text whose messages have been delivered (or all of it), in the order it was read."""
+        while self._held and (everything or self._held[0][0] <= self._delivered):
+            _, name, text = self._held.pop(0)
+            self.on_message(m.Output(name, text))
+
+
+def _waits_after(message: Any) -> bool:
+    """Whether the lesson writes nothing more until the app answers: a pause (not a recorded one), a reply, the end."""
+    if isinstance(message, m.Paused):
+        return not message.snapshot.get("recording")
+    return isinstance(message, (m.Reply, m.Ended, m.Ready))
+
+
+class _Channel:
+    """The app's end of the message pipe: exact reads, counting the bytes received and consumed."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.received = 0
+        self.consumed = 0
+        self._buffer = bytearray()
+        self._count_lock = threading.Lock()  # a read and its count are one step for :meth:`written`
+
+    def read(self, size: int) -> bytes:
+        """``size`` bytes, or fewer at the end of the pipe."""
+        while len(self._buffer) < size:
+            select.select([self.fd], [], [])  # wait outside the lock; the read below then does not block
+            with self._count_lock:
+                chunk = os.read(self.fd, max(size - len(self._buffer), CHUNK_BYTES))
+                self.received += len(chunk)
+            if not chunk:
+                break
+            self._buffer += chunk
+        data = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        self.consumed += len(data)
+        return data
+
+    def written(self) -> int:
+        """How many bytes the lesson has written to the pipe so far (received, plus those still in it)."""
+        waiting = bytearray(4)
+        with self._count_lock:
+            try:
+                fcntl.ioctl(self.fd, termios.FIONREAD, waiting)
+            except OSError:
+                return self.received
+            return self.received + int.from_bytes(waiting, sys.byteorder)
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 class _OutputPipe:

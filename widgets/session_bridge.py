@@ -3,6 +3,11 @@
 The session calls its listeners on a reader thread; :class:`SessionBridge` re-emits each
 message as a Qt signal, which Qt queues onto the GUI thread. Output arriving faster than
 the screen can show it is coalesced per stream so a print flood costs one signal per frame.
+Output keeps its place among the other messages: what was pending when a pause (or any
+other message) arrived travels with that message, and the timer shows pending output only
+once every message handed over before it has been delivered, so text the lesson printed
+after a pause is never shown (or recorded in the history) before it, however far the GUI
+thread lags behind a recording.
 A message is tagged with the run it belongs to (:attr:`~app.session.Session.generation`)
 when the session hands it over, and dropped if another run started before the GUI thread
 got to it, so no panel ever shows a message of the run before.
@@ -55,6 +60,7 @@ class SessionBridge(QObject):
         self._pending_chars = 0
         self._dropped = 0
         self._pending_lock = threading.Lock()
+        self._queued = 0  # messages handed to the GUI thread and not delivered yet
         self._flush_timer = QTimer(self, singleShot=True, interval=30)
         self._flush_timer.timeout.connect(self._flush_output)
         self._message_arrived.connect(self._on_message_arrived)
@@ -84,18 +90,30 @@ class SessionBridge(QObject):
             if first:
                 self._message_arrived.emit(generation, None)
             return
-        self._message_arrived.emit(generation, message)
+        with self._pending_lock:  # the output before this message goes with it
+            batch = self._take_pending(generation)
+            self._queued += 1
+        self._message_arrived.emit(generation, (batch, message))
+
+    def _take_pending(self, generation: int) -> tuple[list[tuple[str, str]], int]:
+        """The pending output of run ``generation`` and how much was dropped; called with the lock held."""
+        pending = self._pending if self._pending_generation == generation else []
+        dropped = self._dropped if self._pending_generation == generation else 0
+        self._pending, self._dropped, self._pending_chars = [], 0, 0
+        return pending, dropped
 
     @Slot(int, object)
-    def _on_message_arrived(self, generation: int, message: Any) -> None:
-        if generation != self.session.generation:
-            return  # another run started since: this message is of a run no panel shows any more
-        if message is None:
+    def _on_message_arrived(self, generation: int, item: Any) -> None:
+        if item is None:
             if not self._flush_timer.isActive():
                 self._flush_timer.start()
             return
-        # Output that came before a pause or the end is shown before it.
-        self._flush_output()
+        with self._pending_lock:
+            self._queued -= 1
+        if generation != self.session.generation:
+            return  # another run started since: this message is of a run no panel shows any more
+        (pending, dropped), message = item
+        self._emit_output(pending, dropped)
         if isinstance(message, m.Paused):
             self.paused.emit(message.snapshot)
         elif isinstance(message, m.Started):
@@ -109,11 +127,13 @@ class SessionBridge(QObject):
 
     def _flush_output(self) -> None:
         with self._pending_lock:
-            if self._pending_generation != self.session.generation:
-                self._pending.clear()
-            pending, self._pending = self._pending, []
-            dropped, self._dropped = self._dropped, 0
-            self._pending_chars = 0
+            if self._queued:  # messages before this output are still on their way: it waits for them
+                self._flush_timer.start()
+                return
+            pending, dropped = self._take_pending(self.session.generation)
+        self._emit_output(pending, dropped)
+
+    def _emit_output(self, pending: list[tuple[str, str]], dropped: int) -> None:
         if dropped:
             self.output.emit("native", f"[… {dropped:,} characters of output skipped: the lesson printed "
                                        "faster than they could be shown …]\n")
