@@ -109,6 +109,18 @@ def test_modules_functions_classes_and_dunders_are_hidden_by_default():
     assert len(visible(namespace, show_hidden=True)) == len(namespace)
 
 
+def test_the_globals_torch_compile_adds_are_hidden_but_a_learners_underscored_names_are_not():
+    """After lesson 10's compile cell, Variables listed __builtins_dict___2, __compiled_fn_1_…, __resume_at_…"""
+    namespace = {}
+    exec("import torch\n"
+         "def f(x):\n    y = x * 2\n    if y.sum() > 0:\n        return y\n    return -y\n"
+         "out = torch.compile(f, backend='eager')(torch.ones(2))\n"
+         "__private = 1\n_single = 2\n", namespace)
+    generated = [name for name in namespace if name.startswith(("__compiled_fn_", "__resume_at_", "__builtins_dict"))]
+    assert generated  # torch.compile did add them
+    assert list(visible(namespace)) == ["out", "__private", "_single"]
+
+
 # ---- bounded summaries ------------------------------------------------------------------
 
 def _two_entries(layout: str) -> torch.Tensor:

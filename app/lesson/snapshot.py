@@ -20,9 +20,13 @@ _HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType
                  types.MethodType)
 
 
+#: Globals that ``torch.compile`` (Dynamo) adds to a module it compiled code of: not the lesson's names.
+_GENERATED = ("__builtins_dict___", "__compiled_fn_", "__resume_at_", "__import_")
+
+
 def is_hidden(name: str, value: Any) -> bool:
-    """Whether a variable is hidden by default: dunders, modules, functions and classes."""
-    if name.startswith("__") and name.endswith("__"):
+    """Whether a variable is hidden by default: dunders, Dynamo's generated globals, modules, functions, classes."""
+    if name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)):
         return True
     return isinstance(value, _HIDDEN_TYPES)
 
@@ -118,7 +122,8 @@ class SnapshotBuilder:
         if show_hidden:
             return {name: summarize(value) for name, value in namespace.items()}
         return {name: summarize(value) for name, value in namespace.items()
-                if not (name[:2] == "__" and name[-2:] == "__") and not isinstance(value, _HIDDEN_TYPES)}
+                if not (name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)))
+                and not isinstance(value, _HIDDEN_TYPES)}
 
     def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
               selected: int = 0, arg: Any = None) -> dict[str, Any]:
