@@ -11,15 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.i18n import N_, join_words, tr
+
 #: What a result is called in the sentence saying it was cleared, and what to do next.
-STALE_WHAT = {"preview": ("preview", "Preview again."),
-              "backward": ("backward()", "Preview to see the gradients of the graph as it is now."),
-              "grad": ("autograd.grad", "Compute it again.")}
+#: (English msgids; ``backward()`` and ``autograd.grad`` are code and stay as they are).
+STALE_WHAT = {"preview": (N_("preview"), N_("Preview again.")),
+              "backward": ("backward()", N_("Preview to see the gradients of the graph as it is now.")),
+              "grad": ("autograd.grad", N_("Compute it again."))}
 
-
-def join_words(parts: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+__all__ = ["STALE_WHAT", "ResultBasis", "grad_key", "has_freed", "join_words", "nodes_text", "tensor_in"]
 
 
 def grad_key(summary: Mapping[str, Any] | None) -> tuple | None:
@@ -78,37 +78,43 @@ class ResultBasis:
 
     def after_snapshot(self, variables: Mapping[str, Any]) -> str | None:
         """Why a pause with these ``vars`` no longer matches the result, or None."""
-        what = STALE_WHAT[self.kind][0]
+        what = tr(STALE_WHAT[self.kind][0])
+        root = self.root
         if self.root is not None and self.root_tensor is not None:
             summary = tensor_in(variables, self.root)
             if summary is None:
-                return f"{self.root} is no longer a tensor of this frame."
+                return tr("{root} is no longer a tensor of this frame.", root=root)
             if summary.get("id") != self.root_tensor[0]:
-                return f"{self.root} was computed again since this {what}: it is a new tensor with its own graph."
+                return tr("{root} was computed again since this {what}: it is a new tensor with its own graph.",
+                          root=root, what=what)
             if summary.get("grad_fn") != self.root_tensor[1]:
-                return f"{self.root}'s grad_fn changed since this {what} (it is now {summary.get('grad_fn')})."
+                return tr("{root}'s grad_fn changed since this {what} (it is now {grad_fn}).", root=root, what=what,
+                          grad_fn=summary.get("grad_fn"))
         changed = []
         for name, key in (self.grads or {}).items():
             summary = tensor_in(variables, name)
             if summary is not None and grad_key(summary.get("grad")) != key:
                 changed.append(f"{name}.grad")
-        return f"{join_words(changed)} changed since this {what}." if changed else None
+        return tr("{names} changed since this {what}.", names=join_words(changed), what=what) if changed else None
 
     def after_graph(self, removed: Sequence[int], roots: Mapping[str, int] | None,
                     updated: Sequence[Mapping[str, Any]]) -> str | None:
         """Why a graph change (node ids removed, the roots now, nodes updated) makes the result stale, or None."""
-        what = STALE_WHAT[self.kind][0]
+        what = tr(STALE_WHAT[self.kind][0])
         gone = self.nodes.intersection(removed)
         if gone:
-            return f"The graph changed since this {what}: {nodes_text(len(gone))} it walked are no longer in it."
+            return tr("The graph changed since this {what}: {nodes} it walked are no longer in it.", what=what,
+                      nodes=nodes_text(len(gone)))
         if self.root_node is not None and roots is not None and roots.get(self.root or "") != self.root_node:
-            return f"{self.root}'s grad_fn changed since this {what}: the graph it heads is not the one walked."
+            return tr("{root}'s grad_fn changed since this {what}: the graph it heads is not the one walked.",
+                      root=self.root, what=what)
         if self.kind == "preview" and any(n["id"] in self.nodes and n["id"] not in self.freed and has_freed(n)
                                           for n in updated):
-            return (f"The graph's saved tensors were freed since this {what} (a backward ran without "
-                    f"retain_graph=True): the backward it previews would now fail.")
+            return tr("The graph's saved tensors were freed since this {what} (a backward ran without "
+                      "retain_graph=True): the backward it previews would now fail.", what=what)
         return None
 
 
 def nodes_text(count: int) -> str:
-    return f"{count} node" if count == 1 else f"{count} nodes"
+    """``1 node``, ``3 nodes``."""
+    return tr("1 node") if count == 1 else tr("{n} nodes", n=count)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app import messages as m
+from app.i18n import tr
 from app.lesson_process import LessonProcess, signal_name
 from app.pause_delta import expand
 
@@ -42,25 +43,25 @@ def read_lesson(path: str) -> str:
         with open(path, "rb") as handle:
             data = handle.read()
     except FileNotFoundError:
-        raise LessonFileError(f"There is no file {path}.") from None
+        raise LessonFileError(tr("There is no file {path}.", path=path)) from None
     except IsADirectoryError:
-        raise LessonFileError(f"{path} is a folder, not a Python file.") from None
+        raise LessonFileError(tr("{path} is a folder, not a Python file.", path=path)) from None
     except OSError as exc:
-        raise LessonFileError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+        raise LessonFileError(tr("{path} cannot be read: {reason}.", path=path, reason=exc.strerror or exc)) from None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
         if "invalid or missing" not in str(exc):  # an unknown or contradictory coding cookie
-            raise LessonFileError(f"{path} cannot be read: {exc}.") from None
+            raise LessonFileError(tr("{path} cannot be read: {reason}.", path=path, reason=exc)) from None
         encoding = "utf-8"  # no cookie, and not UTF-8 either: said below
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         name = "UTF-8" if encoding in ("utf-8", "utf-8-sig") else encoding
-        raise LessonFileError(
-            f"{path} is not {name} text (byte {exc.start} is 0x{data[exc.start]:02x}); "
-            "save it as UTF-8 and open it again."
-        ) from None
+        raise LessonFileError(tr(
+            "{path} is not {encoding} text (byte {position} is {byte}); save it as UTF-8 and open it again.",
+            path=path, encoding=name, position=exc.start, byte=f"0x{data[exc.start]:02x}",
+        )) from None
 
 
 class Session:

@@ -105,6 +105,25 @@ def no_blocking_dialogs(request, monkeypatch):
     assert not opened, f"the test opened modal dialogs it did not answer: {opened}"
 
 
+@pytest.fixture(autouse=True)
+def english_interface():
+    """Every test starts with the interface in English and leaves it so (the language is process-wide)."""
+    from app import i18n
+
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+@pytest.fixture(autouse=True)
+def predictions_not_asked(monkeypatch):
+    """Windows start with Run > Ask Predictions off, so a test about something else is not stopped by a
+    lesson's ``# predict:`` lines; the tests of predictions turn it on."""
+    from widgets import settings
+
+    monkeypatch.setitem(settings.DEFAULTS, "course/ask_predictions", False)
+
+
 @pytest.fixture
 def events() -> EventLog:
     return EventLog()

@@ -8,9 +8,11 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
+from app.i18n import tr
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import Summarizer
+from app.messages import RESULTS_NAME
 from widgets.backward_panel import EARLIER_GRAD_TEXT, EARLIER_TEXT, BackwardPanel
 
 LESSON_07 = """
@@ -172,5 +174,5 @@ def test_an_autograd_grad_result_from_an_earlier_pause_no_longer_offers_its_grad
     assert "_grads[0]" in panel.notes.text()
     lesson.step("scale = torch.tensor(2.0)")
     assert rows(panel) == ["w"]
-    assert panel.freshness_label.text() == EARLIER_GRAD_TEXT
+    assert panel.freshness_label.text() == tr(EARLIER_GRAD_TEXT, results=RESULTS_NAME)
     assert "_grads[0]" not in panel.notes.text()

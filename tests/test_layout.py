@@ -119,6 +119,10 @@ def code_line(path, start: str) -> int:
 
 
 def run_to(qtbot, window, line):
+    """Run to Cursor on ``line``, Ask Predictions off: a prediction not yet asked would stop the run before it."""
+    if window.act_ask_predictions.isChecked():
+        window.act_ask_predictions.setChecked(False)
+        window.toggle_predictions()
     window.code_view.go_to_line(line)
     window.run_to_cursor()
     wait_paused(qtbot, window, line)

@@ -16,6 +16,7 @@ from app.lesson.predictions import judge, passed
 from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
 from app.progress import Progress
 from app.session import Session
+from widgets import settings
 
 LESSON = '''"""A small lesson with predictions."""
 # %% [markdown]
@@ -144,6 +145,7 @@ def window(open_window, tmp_path):
     lessons = tmp_path / "lessons"
     lessons.mkdir()
     (lessons / "09_small.py").write_text(LESSON, encoding="utf-8")
+    settings.put("course/ask_predictions", True)  # as on a learner's first start
     win = open_window(lessons / "09_small.py")
     win.lesson_browser.set_lessons(list_lessons(lessons), "en")
     win._show_progress()

@@ -58,9 +58,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import N_, join_words, tr
 from app.messages import RESULTS_NAME
-from app.result_basis import STALE_WHAT, ResultBasis, grad_key, has_freed, join_words, nodes_text, tensor_in
+from app.result_basis import STALE_WHAT, ResultBasis, grad_key, has_freed, nodes_text, tensor_in
 from widgets.error_card import ErrorCard
+from widgets.translated_texts import TranslatedTexts
 from widgets.watch_view import change_highlight, readable_color
 
 #: Tensors with at most this many elements show every value; larger ones show shape, μ and σ.
@@ -74,28 +76,28 @@ MIN_SPEED, MAX_SPEED, DEFAULT_SPEED = 0.5, 10.0, 2.0
 
 ONES_LIKE, EXPRESSION = "ones_like", "expression"
 
-PREVIEW_TIP = ("Computes the gradients with torch.autograd.grad(..., retain_graph=True): "
-               "changes nothing in the lesson")
-BACKWARD_TIP = ("Calls root.backward(...) for real: .grad changes (and the graph is freed unless "
-                "retain_graph) as if the line were in the script")
-GRAD_TIP = f"Returns the gradients without touching any .grad; they stay available to expressions as {RESULTS_NAME}"
-ACCUMULATED_NOTE = "accumulated: .grad adds up across backward calls (zero it between steps)"
+PREVIEW_TIP = N_("Computes the gradients with torch.autograd.grad(..., retain_graph=True): "
+                 "changes nothing in the lesson")
+BACKWARD_TIP = N_("Calls root.backward(...) for real: .grad changes (and the graph is freed unless "
+                  "retain_graph) as if the line were in the script")
+GRAD_TIP = N_("Returns the gradients without touching any .grad; they stay available to expressions as {results}")
+ACCUMULATED_NOTE = N_("accumulated: .grad adds up across backward calls (zero it between steps)")
 #: Why the requests are off, by the state that keeps them off.
 OFF_TEXT = {
-    "running": "The lesson is running: backward and autograd.grad run in a paused frame. "
-               "Pause it (F6) or step to a line first.",
-    "past": "A past step is in view: backward and autograd.grad run in the live frame. "
-            "Go to Live (Ctrl+Shift+F10) first.",
-    "ended": "The run has ended: backward and autograd.grad run in a paused frame. "
-             "Start the lesson again (F5) and step to a line.",
-    "stopped": "The lesson is not running: start it (F5) and step to a line, then backward() "
-               "and autograd.grad run in the paused frame.",
+    "running": N_("The lesson is running: backward and autograd.grad run in a paused frame. "
+                  "Pause it (F6) or step to a line first."),
+    "past": N_("A past step is in view: backward and autograd.grad run in the live frame. "
+               "Go to Live (Ctrl+Shift+F10) first."),
+    "ended": N_("The run has ended: backward and autograd.grad run in a paused frame. "
+                "Start the lesson again (F5) and step to a line."),
+    "stopped": N_("The lesson is not running: start it (F5) and step to a line, then backward() "
+                  "and autograd.grad run in the paused frame."),
 }
-FREED_NOTE = "the graph's saved tensors were freed: a second backward needs retain_graph=True"
-PREVIEW_NOTE = "preview: nothing changed in the lesson; Run backward() would add these to .grad"
-EARLIER_TEXT = "From an earlier pause: the graph and the .grad values it shows have not changed since."
-EARLIER_GRAD_TEXT = (f"From an earlier pause: the graph has not changed since, but {RESULTS_NAME} belonged to that "
-                     f"pause (compute again to use the results in expressions).")
+FREED_NOTE = N_("the graph's saved tensors were freed: a second backward needs retain_graph=True")
+PREVIEW_NOTE = N_("preview: nothing changed in the lesson; Run backward() would add these to .grad")
+EARLIER_TEXT = N_("From an earlier pause: the graph and the .grad values it shows have not changed since.")
+EARLIER_GRAD_TEXT = N_("From an earlier pause: the graph has not changed since, but {results} belonged to that "
+                       "pause (compute again to use the results in expressions).")
 
 
 def value_text(summary: Mapping[str, Any] | None) -> str:
@@ -119,7 +121,7 @@ def full_text(summary: Mapping[str, Any] | None) -> str:
         return value_text(summary)
     text = np.array2string(np.asarray(summary["values"]), separator=", ", threshold=200,
                            formatter={"float_kind": _number})
-    return f"{text}\n(a sample of the values)" if summary.get("sampled") else text
+    return f"{text}\n{tr('(a sample of the values)')}" if summary.get("sampled") else text
 
 
 def _number(value: float) -> str:
@@ -181,6 +183,11 @@ class BackwardPanel(QWidget):
         self._paused = True
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._on_timer_timeout)
+        self._texts = TranslatedTexts()
+        self._why_off = "running"
+        self._stale_kind = "preview"  # what the cleared result was
+        self._shown: tuple[str, Mapping[str, Any]] | None = None  # the result on screen, to show it again
+        self._freshness: tuple[str, str | None] | None = None  # ("stale", reason) or ("earlier", None)
 
         self.state_label = QLabel()
         self.state_label.setWordWrap(True)
@@ -268,8 +275,8 @@ class BackwardPanel(QWidget):
         self.root_combo.setObjectName("root_combo")
         self._chosen_root: str | None = None  # what the learner picked, kept across pauses
         self.root_combo.activated.connect(self._on_root_combo_activated)
-        self.root_combo.setToolTip("The tensor to call .backward() on: tensors of this frame with a grad_fn "
-                                   "or requires_grad=True")
+        self._texts.set(self.root_combo.setToolTip, "The tensor to call .backward() on: tensors of this frame "
+                        "with a grad_fn or requires_grad=True")
         self.root_combo.currentIndexChanged.connect(self._on_root_combo_current_index_changed)
         self.root_info = QLabel()
         self.root_info.setWordWrap(True)  # a narrow form wraps it rather than widening the panel
@@ -277,20 +284,21 @@ class BackwardPanel(QWidget):
         self.gradient_combo = QComboBox()
         self.gradient_combo.currentIndexChanged.connect(self._on_gradient_combo_current_index_changed)
         self.gradient_edit = QLineEdit()
-        self.gradient_edit.setPlaceholderText("e.g. torch.tensor([1., 0.])")
+        self._texts.set(self.gradient_edit.setPlaceholderText, "e.g. {example}", example="torch.tensor([1., 0.])")
         self.vjp_label = QLabel()
         self.vjp_label.setObjectName("vjp_note")
         self.vjp_label.setWordWrap(True)
         self.retain_check = QCheckBox("retain_graph")
-        self.retain_check.setToolTip("Keep the graph's saved tensors so it can be walked again "
-                                     "(unticked: PyTorch's default, which is the value of create_graph)")
+        self._texts.set(self.retain_check.setToolTip, "Keep the graph's saved tensors so it can be walked again "
+                        "(unticked: PyTorch's default, which is the value of create_graph)")
         self.create_check = QCheckBox("create_graph")
-        self.create_check.setToolTip("Record the backward pass itself as a graph, for higher-order derivatives")
-        self.preview_button = QPushButton("Preview gradients")
-        self.preview_button.setToolTip(PREVIEW_TIP)
+        self._texts.set(self.create_check.setToolTip,
+                        "Record the backward pass itself as a graph, for higher-order derivatives")
+        self.preview_button = QPushButton()
+        self._texts.set(self.preview_button.setText, "Preview gradients")
         self.preview_button.clicked.connect(self._on_preview_button_clicked)
-        self.backward_button = QPushButton("Run backward()")
-        self.backward_button.setToolTip(BACKWARD_TIP)
+        self.backward_button = QPushButton()
+        self._texts.set(self.backward_button.setText, "Run backward()")
         self.backward_button.clicked.connect(self._on_backward_button_clicked)
 
         root_row = QHBoxLayout()
@@ -308,7 +316,9 @@ class BackwardPanel(QWidget):
         buttons.addWidget(self.backward_button)
         buttons.addStretch(1)
         form = QFormLayout()
-        form.addRow("Root", root_row)
+        root_label = QLabel()
+        self._texts.set(root_label.setText, "Root")
+        form.addRow(root_label, root_row)
         form.addRow("gradient", gradient_row)
         page = QWidget()
         layout = QVBoxLayout(page)
@@ -321,25 +331,28 @@ class BackwardPanel(QWidget):
 
     def _build_grad_form(self) -> QWidget:
         self.outputs_edit = QLineEdit()
-        self.outputs_edit.setPlaceholderText("e.g. loss")
+        self._texts.set(self.outputs_edit.setPlaceholderText, "e.g. {example}", example="loss")
         self.inputs_edit = QLineEdit()
-        self.inputs_edit.setPlaceholderText("e.g. x, w")
+        self._texts.set(self.inputs_edit.setPlaceholderText, "e.g. {example}", example="x, w")
         self.grad_outputs_edit = QLineEdit()
-        self.grad_outputs_edit.setPlaceholderText("for non-scalar outputs, e.g. torch.ones_like(y)")
-        second = (f"Comma-separated expressions. A second derivative: inputs x with create_graph, then "
-                  f"outputs {RESULTS_NAME}[0].sum()")
+        self._texts.set(self.grad_outputs_edit.setPlaceholderText, "for non-scalar outputs, e.g. {example}",
+                        example="torch.ones_like(y)")
         for edit in (self.outputs_edit, self.inputs_edit, self.grad_outputs_edit):
-            edit.setToolTip(second)
+            self._texts.set(edit.setToolTip, "Comma-separated expressions. A second derivative: inputs x with "
+                            "create_graph, then outputs {results}[0].sum()", results=RESULTS_NAME)
         self.grad_create_check = QCheckBox("create_graph")
-        self.grad_create_check.setToolTip("Make the results differentiable: needed to take a second derivative")
+        self._texts.set(self.grad_create_check.setToolTip,
+                        "Make the results differentiable: needed to take a second derivative")
         self.allow_unused_check = QCheckBox("allow_unused")
-        self.allow_unused_check.setToolTip("Give None for an input the outputs do not depend on instead of an error")
+        self._texts.set(self.allow_unused_check.setToolTip,
+                        "Give None for an input the outputs do not depend on instead of an error")
         self.grad_retain_check = QCheckBox("retain_graph")
         self.grad_retain_check.setChecked(True)  # the lesson's own next lines may walk the same graph
-        self.grad_retain_check.setToolTip(
-            "Keep the graph's saved tensors, so the lesson's own backward() on this graph still works "
-            "afterwards (unticked: PyTorch's default, which frees them unless create_graph is ticked)")
-        self.grad_button = QPushButton("Compute torch.autograd.grad")
+        self._texts.set(self.grad_retain_check.setToolTip,
+                        "Keep the graph's saved tensors, so the lesson's own backward() on this graph still works "
+                        "afterwards (unticked: PyTorch's default, which frees them unless create_graph is ticked)")
+        self.grad_button = QPushButton()
+        self._texts.set(self.grad_button.setText, "Compute {call}", call="torch.autograd.grad")
         self.grad_button.clicked.connect(self._on_grad_button_clicked)
         checks = QHBoxLayout()
         checks.addWidget(self.grad_retain_check)
@@ -364,13 +377,13 @@ class BackwardPanel(QWidget):
     def _build_replay_bar(self) -> QWidget:
         style = self.style()
         self.restart_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSkipBackward),
-                                                "Restart the replay from the root")
+                                                N_("Restart the replay from the root"))
         self.back_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekBackward),
-                                             "Step back one node")
+                                             N_("Step back one node"))
         self.play_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay),
-                                             "Play the backward pass node by node")
+                                             N_("Play the backward pass node by node"))
         self.forward_button = self._tool_button(style.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward),
-                                                "Step forward one node")
+                                                N_("Step forward one node"))
         self.restart_button.clicked.connect(self.restart_replay)
         self.back_button.clicked.connect(self.step_back)
         self.play_button.clicked.connect(self._on_play_button_clicked)
@@ -379,7 +392,7 @@ class BackwardPanel(QWidget):
         self.speed_slider.setRange(int(MIN_SPEED * 2), int(MAX_SPEED * 2))
         self.speed_slider.setValue(int(DEFAULT_SPEED * 2))
         self.speed_slider.setMaximumWidth(120)
-        self.speed_slider.setToolTip("Replay speed, in nodes per second")
+        self._texts.set(self.speed_slider.setToolTip, "Replay speed, in nodes per second")
         self.speed_slider.valueChanged.connect(self._on_speed_slider_value_changed)
         self.speed_label = QLabel()
         self.step_label = QLabel()
@@ -388,7 +401,9 @@ class BackwardPanel(QWidget):
         self.step_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
-        controls.addWidget(QLabel("Replay"))
+        replay_label = QLabel()
+        self._texts.set(replay_label.setText, "Replay")
+        controls.addWidget(replay_label)
         for button in (self.restart_button, self.back_button, self.play_button, self.forward_button):
             controls.addWidget(button)
         controls.addSpacing(8)
@@ -408,7 +423,7 @@ class BackwardPanel(QWidget):
     def _tool_button(self, icon: Any, tip: str) -> QToolButton:
         button = QToolButton()
         button.setIcon(icon)
-        button.setToolTip(tip)
+        self._texts.set(button.setToolTip, tip)
         button.setAutoRaise(True)
         return button
 
@@ -482,9 +497,17 @@ class BackwardPanel(QWidget):
             self.card.show_error(error)
             # Once laid out, scroll so the whole card, lesson link included, is in sight.
             QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self.card, 0, 0))
-        rows = list(result.get("grads", []))
         self._basis = self._basis_of(kind, result)
+        self._freshness = None
         self.freshness_label.hide()
+        self._shown = (kind, result)
+        self._show_texts(kind, result)
+        self._load_replay(kind, list(result.get("replay", [])), failed=error is not None)
+
+    def _show_texts(self, kind: str, result: Mapping[str, Any]) -> None:
+        """The result's title, table and notes, in the current language."""
+        error = result.get("error")
+        rows = list(result.get("grads", []))
         notes: list[str] = []
         if kind == "backward":
             changed = any(not _same(g.get("before"), g.get("after")) for g in rows)
@@ -496,11 +519,27 @@ class BackwardPanel(QWidget):
             self._fill_gradients(kind, result, rows, notes)
         vector = result.get("vector_jacobian_product") or (kind != "grad" and self._is_vector(result.get("root")))
         if vector and error is None:
-            root = result.get("root", "the root")
-            v = f"v = {value_text(result['gradient'])}" if result.get("gradient") else "the gradient v you gave"
-            notes.append(f"{root} is not a scalar: these are vector-Jacobian products vᵀ·∂{root}/∂leaf, for {v}")
+            root = result.get("root") or tr("the root")
+            v = f"v = {value_text(result['gradient'])}" if result.get("gradient") else tr("the gradient v you gave")
+            notes.append(tr("{root} is not a scalar: these are vector-Jacobian products vᵀ·∂{root}/∂leaf, for {v}",
+                            root=root, v=v))
+        if self._basis is not None and self._basis.kind == "grad" and self._freshness == ("earlier", None):
+            notes = [note for note in notes if RESULTS_NAME not in note]
         self._show_notes(notes)
-        self._load_replay(kind, list(result.get("replay", [])), failed=error is not None)
+
+    def retranslate(self) -> None:
+        """Set every text again in the current language: the form, the result on screen, the replay."""
+        self._texts.apply()
+        self._show_root()
+        self.state_label.setText("" if self._paused else tr(OFF_TEXT.get(self._why_off, OFF_TEXT["running"])))
+        self.card.retranslate()
+        if self._shown is not None:
+            self._show_texts(*self._shown)
+        if self._freshness is not None:
+            self._show_freshness()
+        self._on_speed_slider_value_changed(self.speed_slider.value())
+        self._set_playing(self.is_playing())
+        self._describe_position()
 
     def clear(self) -> None:
         """Forget the snapshot, the graph, the results and the replay."""
@@ -509,6 +548,7 @@ class BackwardPanel(QWidget):
         self.root_combo.clear()
         self._show_root()
         self._clear_result()
+        self._freshness = None
         self.freshness_label.hide()
 
     def forget_expressions(self) -> None:
@@ -526,12 +566,14 @@ class BackwardPanel(QWidget):
         self._paused = paused
         if not paused and why == "running":
             if self._basis is None:
+                self._freshness = None
                 self.freshness_label.hide()  # why a result was cleared is news at that pause only
             else:
                 self._basis.earlier = True  # shown as such at the next pause, if that pause still matches it
         elif self._basis is not None and paused and self._basis.earlier:
             self._show_earlier()
-        self.state_label.setText("" if paused else OFF_TEXT.get(why, OFF_TEXT["running"]))
+        self._why_off = why
+        self.state_label.setText("" if paused else tr(OFF_TEXT.get(why, OFF_TEXT["running"])))
         self.state_label.setVisible(not paused)
         self._update_buttons()
 
@@ -605,7 +647,7 @@ class BackwardPanel(QWidget):
 
     def _on_speed_slider_value_changed(self, value: int) -> None:
         speed = value / 2
-        self.speed_label.setText(f"{speed:g} nodes/s")
+        self.speed_label.setText(tr("{speed} nodes/s", speed=f"{speed:g}"))
         self._timer.setInterval(round(1000 / speed))
 
     def _on_timer_timeout(self) -> None:
@@ -634,28 +676,28 @@ class BackwardPanel(QWidget):
         summary = self._vars.get(root or "")
         vector = self._is_vector(root)
         if summary is None:
-            self.root_info.setText("no tensor of this frame requires grad")
+            self.root_info.setText(tr("no tensor of this frame requires grad"))
         else:
             shape = summary.get("shape", [])
-            what = "scalar" if not vector else f"[{', '.join(map(str, shape))}], not a scalar"
-            origin = summary.get("grad_fn") or "leaf"
+            what = tr("scalar") if not vector else tr("{shape}, not a scalar", shape=f"[{', '.join(map(str, shape))}]")
+            origin = summary.get("grad_fn") or tr("leaf")
             self.root_info.setText(f"{what} · {origin}")
         self.gradient_combo.blockSignals(True)
         self.gradient_combo.clear()
         if vector:
             self.gradient_combo.addItem(f"ones_like({root})", ONES_LIKE)
-            self.gradient_combo.addItem("expression:", EXPRESSION)
-            self.gradient_combo.setToolTip("The vector v of the vector-Jacobian product")
+            self.gradient_combo.addItem(tr("expression:"), EXPRESSION)
+            self.gradient_combo.setToolTip(tr("The vector v of the vector-Jacobian product"))
         else:
-            self.gradient_combo.addItem("automatic: 1 for a scalar", None)
-            self.gradient_combo.setToolTip("A scalar root starts backward from d(root)/d(root) = 1")
+            self.gradient_combo.addItem(tr("automatic: 1 for a scalar"), None)
+            self.gradient_combo.setToolTip(tr("A scalar root starts backward from d(root)/d(root) = 1"))
         self.gradient_combo.blockSignals(False)
         self.gradient_combo.setEnabled(vector)
-        self.gradient_edit.setEnabled(False)
+        self.gradient_edit.setEnabled(False)  # the combo starts on its first choice again
         self.gradient_edit.setVisible(vector)
-        self.vjp_label.setText(f"{root} is not a scalar: backward computes the vector-Jacobian product "
-                               f"vᵀ·∂{root}/∂leaf, v being the gradient; v = ones_like({root}) gives the "
-                               f"gradient of {root}.sum()." if vector else "")
+        self.vjp_label.setText(tr("{root} is not a scalar: backward computes the vector-Jacobian product "
+                                  "vᵀ·∂{root}/∂leaf, v being the gradient; v = ones_like({root}) gives the "
+                                  "gradient of {root}.sum().", root=root) if vector else "")
         self.vjp_label.setVisible(vector)
         self._update_buttons()
 
@@ -676,37 +718,38 @@ class BackwardPanel(QWidget):
 
     def _update_buttons(self) -> None:
         has_root = self._root() is not None
-        reason = "" if self._paused else "Only while the lesson is paused"
+        reason = "" if self._paused else tr("Only while the lesson is paused")
         for button, tip in ((self.preview_button, PREVIEW_TIP), (self.backward_button, BACKWARD_TIP)):
             button.setEnabled(self._paused and has_root)
-            button.setToolTip(reason or (tip if has_root else "No tensor of this frame requires grad"))
+            button.setToolTip(reason or (tr(tip) if has_root else tr("No tensor of this frame requires grad")))
         self.grad_button.setEnabled(self._paused)
-        self.grad_button.setToolTip(reason or GRAD_TIP)
+        self.grad_button.setToolTip(reason or tr(GRAD_TIP, results=RESULTS_NAME))
 
     # -- results -------------------------------------------------------------------------------
 
     def _fill_backward(self, result: Mapping[str, Any], rows: list[dict[str, Any]], notes: list[str]) -> None:
         title = f"{result.get('root', 'root')}.backward()"
         if result.get("error") is not None:
-            title += ": what changed before the error"
+            title = tr("{call}: what changed before the error", call=title)
         cells = [(_row_name(g), g.get("before"), g.get("after")) for g in rows]
-        self._fill_rows(title, (".grad before", "→ .grad after"), cells)
+        self._fill_rows(title, (tr(".grad before"), tr("→ .grad after")), cells)
         if any(g.get("before") is not None and not _same(g.get("before"), g.get("after")) for g in rows):
-            notes.append(ACCUMULATED_NOTE)
+            notes.append(tr(ACCUMULATED_NOTE))
         if result.get("freed"):
-            notes.append(FREED_NOTE)
+            notes.append(tr(FREED_NOTE))
 
     def _fill_gradients(self, kind: str, result: Mapping[str, Any], rows: list[dict[str, Any]],
                         notes: list[str]) -> None:
         if kind == "preview":
-            title, header = f"Preview of {result.get('root', 'root')}.backward()", "gradient would be"
+            title = tr("Preview of {call}", call=f"{result.get('root', 'root')}.backward()")
+            header = tr("gradient would be")
             if result.get("error") is None:
-                notes.append(PREVIEW_NOTE)
+                notes.append(tr(PREVIEW_NOTE))
         else:
-            title, header = "torch.autograd.grad", "gradient"
+            title, header = "torch.autograd.grad", tr("gradient")
             if rows and result.get("error") is None:
-                notes.append(f"the results are available to expressions as {RESULTS_NAME}[0] … "
-                             f"{RESULTS_NAME}[{len(rows) - 1}]; no .grad changed")
+                notes.append(tr("the results are available to expressions as {first} … {last}; no .grad changed",
+                                first=f"{RESULTS_NAME}[0]", last=f"{RESULTS_NAME}[{len(rows) - 1}]"))
         self._fill_rows(title if rows else "", ("", header), [(_row_name(g), None, g.get("grad")) for g in rows])
 
     def _fill_rows(self, title: str, headers: Sequence[str], cells: list[tuple[str, Any, Any]]) -> None:
@@ -716,7 +759,7 @@ class BackwardPanel(QWidget):
         self.table.setVisible(bool(cells))
         self.table.setRowCount(len(cells))
         if headers:
-            self.table.setHorizontalHeaderLabels(["tensor", *headers])
+            self.table.setHorizontalHeaderLabels([tr("tensor"), *headers])
         self.table.setColumnHidden(1, not headers or not headers[0])
         for row, (name, before, after) in enumerate(cells):
             self.table.setItem(row, 0, QTableWidgetItem(name))
@@ -766,24 +809,36 @@ class BackwardPanel(QWidget):
         """Clear a result the lesson no longer matches, saying why; the graph's highlight goes too."""
         if reason is None or self._basis is None:
             return
-        again = STALE_WHAT[self._basis.kind][1]
+        self._stale_kind = self._basis.kind
         self._basis = None
         self._clear_result()
         self.active_node_changed.emit(-1)
-        self.freshness_label.setText(f"{reason} {again}")
-        self.freshness_label.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
-        self.freshness_label.show()
+        self._freshness = ("stale", reason)
+        self._show_freshness()
 
     def _show_earlier(self) -> None:
         grad = self._basis is not None and self._basis.kind == "grad"
         if grad:  # the lesson dropped the results at the resume: the note offering them is no longer true
             self._show_notes([note for note in self._notes if RESULTS_NAME not in note])
-        self.freshness_label.setText(EARLIER_GRAD_TEXT if grad else EARLIER_TEXT)
-        self.freshness_label.setStyleSheet("color: palette(placeholder-text);")
+        self._freshness = ("earlier", None)
+        self._show_freshness()
+
+    def _show_freshness(self) -> None:
+        """Say why a result was cleared, or that the one shown is from an earlier pause."""
+        what, reason = self._freshness
+        if what == "stale":
+            # the reason was worded by ResultBasis when the result was cleared; what to do next follows it
+            self.freshness_label.setText(f"{reason} {tr(STALE_WHAT[self._stale_kind][1])}")
+            self.freshness_label.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        else:
+            grad = self._basis is not None and self._basis.kind == "grad"
+            self.freshness_label.setText(tr(EARLIER_GRAD_TEXT, results=RESULTS_NAME) if grad else tr(EARLIER_TEXT))
+            self.freshness_label.setStyleSheet("color: palette(placeholder-text);")
         self.freshness_label.show()
 
     def _clear_result(self) -> None:
         self._basis = None
+        self._shown = None
         self.card.hide()
         self._fill_rows("", (), [])
         self._show_notes([])
@@ -819,7 +874,7 @@ class BackwardPanel(QWidget):
             self._timer.stop()
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
         self.play_button.setIcon(self.style().standardIcon(icon))
-        self.play_button.setToolTip("Pause the replay" if playing else "Play the backward pass node by node")
+        self.play_button.setToolTip(tr("Pause the replay") if playing else tr("Play the backward pass node by node"))
 
     def _select_row(self, name: str | None) -> None:
         """Select the results row of the leaf whose .grad this step fills in."""
@@ -832,9 +887,10 @@ class BackwardPanel(QWidget):
         """The replay's nodes, as what they are: ``5 nodes (3 backward functions, 2 AccumulateGrad)``."""
         leaves = sum(1 for e in self._replay if e.get("kind") == "leaf")
         functions = len(self._replay) - leaves
-        parts = [f"{functions} backward function{'s' if functions != 1 else ''}"] if functions else []
+        parts = [tr("1 backward function") if functions == 1 else tr("{n} backward functions", n=functions)] \
+            if functions else []
         parts += [f"{leaves} AccumulateGrad"] if leaves else []
-        return f"{nodes_text(len(self._replay))} ({', '.join(parts)})"
+        return tr("{nodes} ({parts})", nodes=nodes_text(len(self._replay)), parts=tr(", ").join(parts))
 
     def _handed_back(self) -> bool:
         """Whether the pass returned the leaves' gradients instead of adding them to .grad."""
@@ -844,13 +900,13 @@ class BackwardPanel(QWidget):
         count = len(self._replay)
         if self._position < 0:
             if self._replay_failed:
-                ran = "ran before the error"
+                text = N_("{nodes} ran before the error: press play or step forward.")
             elif self._handed_back():
-                ran = ("in this pass, from the root toward the leaves; the AccumulateGrad nodes hand their "
-                       "gradients back instead of adding them to .grad")
+                text = N_("{nodes} in this pass, from the root toward the leaves; the AccumulateGrad nodes hand "
+                          "their gradients back instead of adding them to .grad: press play or step forward.")
             else:
-                ran = "ran in this pass, from the root toward the leaves"
-            text = f"{self._counted()} {ran}: press play or step forward." if count else ""
+                text = N_("{nodes} ran in this pass, from the root toward the leaves: press play or step forward.")
+            text = tr(text, nodes=self._counted()) if count else ""
         elif self._position >= count:
             text = self._ending()
         else:
@@ -860,57 +916,61 @@ class BackwardPanel(QWidget):
     def _ending(self) -> str:
         counted = self._counted()
         if self._replay_failed:
-            return f"Stopped after {counted}: the next node failed (see the error above)."
+            return tr("Stopped after {nodes}: the next node failed (see the error above).", nodes=counted)
         if self._replay_kind == "backward":
-            return f"Done: {counted} ran and every reachable leaf's .grad is filled in."
+            return tr("Done: {nodes} ran and every reachable leaf's .grad is filled in.", nodes=counted)
         if self._handed_back():
-            return f"Done: {counted}; the gradients were handed back and no .grad was changed."
-        return f"Done: {counted} ran; no .grad was changed."
+            return tr("Done: {nodes}; the gradients were handed back and no .grad was changed.", nodes=counted)
+        return tr("Done: {nodes} ran; no .grad was changed.", nodes=counted)
 
     def _describe(self, entry: Mapping[str, Any]) -> str:
         head = f"{self._position + 1}/{len(self._replay)} {entry.get('name', '?')}"
         if entry.get("kind") == "leaf":
-            variable = entry.get("variable") or self._leaf_names.get(entry["id"]) or "the leaf"
+            variable = entry.get("variable") or self._leaf_names.get(entry["id"]) or tr("the leaf")
             grad = entry.get("grad")
+            received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
+            received = join_words(received) if received else tr("no gradient")
             if entry.get("stored") is False:
-                received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
-                return (f"{head}: receives {join_words(received) if received else 'no gradient'}; backward() would add "
-                        f"it to {variable}.grad, this pass hands it back and {variable}.grad stays as it was")
+                return tr("{head}: receives {grads}; backward() would add it to {variable}.grad, this pass hands it "
+                          "back and {variable}.grad stays as it was", head=head, grads=received, variable=variable)
             if grad is None:
-                received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
-                return f"{head}: receives {join_words(received) if received else 'no gradient'} for {variable}.grad"
-            return f"{head}: {variable}.grad becomes {value_text(grad)}"
+                return tr("{head}: receives {grads} for {variable}.grad", head=head, grads=received,
+                          variable=variable)
+            return tr("{head}: {variable}.grad becomes {value}", head=head, variable=variable,
+                      value=value_text(grad))
         incoming = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
         if self._position == 0:
-            received = f"starts from the gradient {join_words(incoming)}" if incoming else "starts the pass"
+            received = tr("starts from the gradient {grads}", grads=join_words(incoming)) if incoming \
+                else tr("starts the pass")
         elif len(incoming) > 1:
-            received = f"receives grads {join_words(incoming)} from its outputs"
+            received = tr("receives grads {grads} from its outputs", grads=join_words(incoming))
         else:
-            received = f"receives grad {incoming[0] if incoming else 'None'} from its output"
-        return f"{head}: {received}, {self._sends(entry)}"
+            received = tr("receives grad {grad} from its output", grad=incoming[0] if incoming else "None")
+        return tr("{head}: {received}, {sends}", head=head, received=received, sends=self._sends(entry))
 
     def _sends(self, entry: Mapping[str, Any]) -> str:
         """Where a node's gradients go, named from the graph when it is known."""
         grads = [g for g in entry.get("grads_out", []) if g is not None]
         if not grads:
-            return "sends nothing on"
+            return tr("sends nothing on")
         node = self._nodes.get(entry["id"])
         targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
         if len(targets) != len(grads):  # a gradient that is None for a real input: the pairing is lost
-            return f"sends {join_words([value_text(g) for g in grads])} on toward the leaves"
-        return "sends " + join_words([f"{value_text(g)} to {t}" for g, t in zip(grads, targets, strict=True)])
+            return tr("sends {grads} on toward the leaves", grads=join_words([value_text(g) for g in grads]))
+        return tr("sends {grads}", grads=join_words([tr("{grad} to {target}", grad=value_text(g), target=t)
+                                                     for g, t in zip(grads, targets, strict=True)]))
 
     def _label(self, node_id: int) -> str:
         node = self._nodes.get(node_id, {})
         if node.get("kind") == "leaf":
-            return self._leaf_names.get(node_id) or node.get("variable") or "a leaf"
+            return self._leaf_names.get(node_id) or node.get("variable") or tr("a leaf")
         names = node.get("variables") or []
-        name = node.get("name", "a node")
+        name = node.get("name") or tr("a node")
         return f"{name} ({', '.join(names)})" if names else name
 
 
 def _row_name(grad: Mapping[str, Any]) -> str:
-    return grad["name"] if grad.get("is_leaf", True) else f"{grad['name']} (retains grad)"
+    return grad["name"] if grad.get("is_leaf", True) else tr("{name} (retains grad)", name=grad["name"])
 
 
 def _split(text: str) -> list[str]:

@@ -11,6 +11,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from app.i18n import tr
+
 
 class CallStackView(QWidget):
     """A list of the paused lesson's frames."""
@@ -32,23 +34,33 @@ class CallStackView(QWidget):
     def set_stack(self, stack: list[dict[str, Any]], selected: int = 0) -> None:
         """Show ``stack`` (innermost first) with row ``selected`` current."""
         self._filling = True
+        self._stack = stack
         self.list.clear()
         for depth, frame in enumerate(stack):
             name = frame["function"]
-            label = f"{name}()" if name != "<module>" else "module level"
-            item = QListWidgetItem(f"{label}  —  line {frame['line']}")
+            label = f"{name}()" if name != "<module>" else tr("module level")
+            item = QListWidgetItem(f"{label}  —  {tr('line {line}', line=frame['line'])}")
             item.setData(Qt.ItemDataRole.UserRole, frame["line"])
-            item.setToolTip(f"{os.path.basename(frame['file'])}, line {frame['line']}, depth {depth}")
+            item.setToolTip(tr("{file}, line {line}, depth {depth}", file=os.path.basename(frame["file"]),
+                               line=frame["line"], depth=depth))
             self.list.addItem(item)
         self.list.setEnabled(True)
         self.list.setCurrentRow(selected)
         self._filling = False
 
+    def retranslate(self) -> None:
+        """Show the rows again in the current language."""
+        if self._stack is not None:
+            self.set_stack(self._stack, max(self.list.currentRow(), 0))
+        else:
+            self.clear()
+
     def clear(self) -> None:
         """No pause: say so."""
+        self._stack: list[dict[str, Any]] | None = None
         self._filling = True
         self.list.clear()
-        self.list.addItem("(the lesson is not paused)")
+        self.list.addItem(tr("(the lesson is not paused)"))
         self.list.setEnabled(False)
         self._filling = False
 

@@ -60,6 +60,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from app.code_lines import breakpoint_line
+from app.i18n import N_, tr
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
@@ -81,14 +82,14 @@ LINE_COLOURS = {
 }
 #: What the arrow's tooltip says for each kind of pause.
 EVENT_TIPS = {
-    "line": "Runs next",
-    "call": "A function was just called: its body runs from here",
-    "return": "Returns from here: the function's value goes back to the caller",
-    "exception": "Raised an exception",
+    "line": N_("Runs next"),
+    "call": N_("A function was just called: its body runs from here"),
+    "return": N_("Returns from here: the function's value goes back to the caller"),
+    "exception": N_("Raised an exception"),
 }
 #: How long the "read-only" note stays up after a key press that could not edit.
 LOCK_NOTE_MS = 2500
-LOCK_NOTE = "Read-only while the lesson runs: stop it to edit"
+LOCK_NOTE = N_("Read-only while the lesson runs: stop it to edit")
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
 
@@ -203,7 +204,7 @@ class CodeView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.viewport().setMouseTracking(True)
         self._gutter = _Gutter(self)
-        self._lock_label = QLabel(LOCK_NOTE, self)
+        self._lock_label = QLabel(tr(LOCK_NOTE), self)
         self._lock_label.setObjectName("code_lock_label")
         self._lock_label.setStyleSheet(
             "QLabel { background: rgba(255, 255, 255, 215); color: #5f6b7a; border: 1px solid #c5ccd6;"
@@ -248,6 +249,11 @@ class CodeView(QPlainTextEdit):
     def set_language(self, language: str) -> None:
         """Label the folded notes cells in ``language`` (``en`` or ``zh``)."""
         self.notes_folding.set_language(language)
+
+    def retranslate(self) -> None:
+        """Set the view's own texts again in the current language (the folded notes redraw with it)."""
+        self._lock_label.setText(tr(LOCK_NOTE))
+        self.viewport().update()
 
     def fold_notes(self, folded: bool = True) -> None:
         """Fold every notes cell to its marker line, or (False) open them all."""
@@ -301,9 +307,11 @@ class CodeView(QPlainTextEdit):
         """The line a breakpoint asked for on ``line`` goes to; says so when it moves, or why there is none."""
         target = breakpoint_line(self.toPlainText(), line)
         if target is None:
-            self._show_note(f"No code on line {line} or below it: a breakpoint there could never pause", line)
+            self._show_note(tr("No code on line {line} or below it: a breakpoint there could never pause", line=line),
+                            line)
         elif target != line:
-            self._show_note(f"Breakpoint set on line {target}: line {line} has no code to pause at", target)
+            self._show_note(tr("Breakpoint set on line {target}: line {line} has no code to pause at", target=target,
+                               line=line), target)
         return target
 
     def set_condition(self, line: int, condition: str | None) -> None:
@@ -326,8 +334,8 @@ class CodeView(QPlainTextEdit):
         """Ask for the condition of the breakpoint on ``line`` (the cursor's line when None) in a dialog."""
         line = self.cursor_line() if line is None else self._checked(line)
         condition, accepted = QInputDialog.getText(
-            self, "Breakpoint condition",
-            f"Pause at line {line} only when this expression is true (empty: always pause):",
+            self, tr("Breakpoint condition"),
+            tr("Pause at line {line} only when this expression is true (empty: always pause):", line=line),
             QLineEdit.Normal, self._breakpoints.get(line) or "")
         if accepted:
             self.set_condition(line, condition)
@@ -431,30 +439,30 @@ class CodeView(QPlainTextEdit):
         """The right-click menu of ``line``'s gutter."""
         menu = QMenu(self)
         if line in self._breakpoints:
-            menu.addAction("Edit condition…", lambda: self.edit_condition(line))
-            menu.addAction("Remove breakpoint", lambda: self.toggle_breakpoint(line))
+            menu.addAction(tr("Edit condition…"), lambda: self.edit_condition(line))
+            menu.addAction(tr("Remove breakpoint"), lambda: self.toggle_breakpoint(line))
         else:
-            menu.addAction("Add breakpoint", lambda: self.toggle_breakpoint(line))
-            menu.addAction("Add conditional breakpoint…", lambda: self.edit_condition(line))
+            menu.addAction(tr("Add breakpoint"), lambda: self.toggle_breakpoint(line))
+            menu.addAction(tr("Add conditional breakpoint…"), lambda: self.edit_condition(line))
         return menu
 
     def _gutter_tip(self, line: int) -> str:
         """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
         tips = []
         if self._current and self._current[0] == line:
-            tips.append(f"<b>{EVENT_TIPS.get(self._current[1], EVENT_TIPS['line'])}</b>")
+            tips.append(f"<b>{tr(EVENT_TIPS.get(self._current[1], EVENT_TIPS['line']))}</b>")
         if self._previous == line:
-            tips.append("Just ran")
+            tips.append(tr("Just ran"))
         if self._error == line:
-            tips.append("The error points here")
+            tips.append(tr("The error points here"))
         if line not in self._breakpoints:
-            tips.append("Click: add a breakpoint; right-click: a conditional one")
+            tips.append(tr("Click: add a breakpoint; right-click: a conditional one"))
         elif self._breakpoints[line] is None:
-            tips.append("Breakpoint. Click: remove; right-click: add a condition")
+            tips.append(tr("Breakpoint. Click: remove; right-click: add a condition"))
         else:
             condition = self._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
-            tips.append(f"Breakpoint when <code>{condition}</code> is true. Right-click: edit")
-        return f"Line {line}<br>" + "<br>".join(tips)
+            tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
+        return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
 
     def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
@@ -832,7 +840,7 @@ class CodeView(QPlainTextEdit):
 
     def _show_lock_note(self) -> None:
         """Say why typing does nothing, just under the cursor, for a moment."""
-        self._show_note(LOCK_NOTE)
+        self._show_note(tr(LOCK_NOTE))
 
     def _show_note(self, text: str, line: int | None = None) -> None:
         """Show ``text`` for a moment just under ``line`` (the cursor's line when None)."""

@@ -30,6 +30,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QMouseEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
+from app.i18n import N_, error_texts, tr
 from app.transcript import Entry, Transcript
 from widgets.watch_view import blend, readable_color, short_dtype, summary_line
 
@@ -40,8 +41,8 @@ FLUSH_INTERVAL_MS = 33
 #: Tensors with at most this many elements print their values; bigger ones print statistics only.
 PRINT_VALUES = 100
 _LINK_PREFIX = "line:"
-_ENABLED_HINT = "Evaluate an expression in the paused frame (Up/Down: history)"
-_DISABLED_HINT = "Pause the lesson to evaluate expressions"
+_ENABLED_HINT = N_("Evaluate an expression in the paused frame (Up/Down: history)")
+_DISABLED_HINT = N_("Pause the lesson to evaluate expressions")
 
 
 def describe_value(summary: dict[str, Any]) -> list[str]:
@@ -62,7 +63,8 @@ def describe_value(summary: dict[str, Any]) -> list[str]:
         text = np.array2string(np.asarray(values), precision=4, suppress_small=True, max_line_width=100)
         lines.extend("  " + line for line in text.splitlines())
     elif summary.get("mean") is not None:
-        lines.append(f"  {summary['numel']:,} values  min={summary['min']:.4g}  max={summary['max']:.4g}"
+        count = tr("{n} values", n=f"{summary['numel']:,}")
+        lines.append(f"  {count}  min={summary['min']:.4g}  max={summary['max']:.4g}"
                      f"  μ={summary['mean']:.4g}  σ={summary['std']:.4g}")
     if summary.get("nan") or summary.get("inf"):
         lines.append(f"  NaN: {summary.get('nan', 0)}  Inf: {summary.get('inf', 0)}")
@@ -120,7 +122,7 @@ class _OutputText(QPlainTextEdit):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = self.createStandardContextMenu(event.pos())
         menu.addSeparator()
-        menu.addAction("Clear", self.clear_requested.emit)
+        menu.addAction(tr("Clear"), self.clear_requested.emit)
         menu.exec(event.globalPos())
         menu.deleteLater()
 
@@ -162,8 +164,8 @@ class ConsoleView(QWidget):
         self.input.setFont(font)
         self.input.setClearButtonEnabled(True)
         self.clear_button = QToolButton(self)
-        self.clear_button.setText("Clear")
-        self.clear_button.setToolTip("Clear the console output")
+        self.clear_button.setText(tr("Clear"))
+        self.clear_button.setToolTip(tr("Clear the console output"))
         self.clear_button.setAutoRaise(True)
         row = QHBoxLayout()
         row.setContentsMargins(4, 0, 0, 0)
@@ -225,7 +227,7 @@ class ConsoleView(QWidget):
         transcript.listeners.append(self._on_transcript_changed)
         self._wipe()
         if transcript.dropped:
-            self._write_lines([("info", f"… {transcript.dropped:,} earlier entries dropped")])
+            self._write_lines([("info", tr("… {n} earlier entries dropped", n=f"{transcript.dropped:,}"))])
         for entry in transcript.entries:
             self._draw(entry)
         self._flush()
@@ -307,7 +309,7 @@ class ConsoleView(QWidget):
         cursor.beginEditBlock()
         if self._dropped:
             self._start_line(cursor)
-            cursor.insertText(f"… {self._dropped:,} lines dropped\n", self._formats["info"])
+            cursor.insertText(tr("… {n} lines dropped", n=f"{self._dropped:,}") + "\n", self._formats["info"])
             self._dropped = 0
         open_line = cursor.block().text()
         runs = self._runs(open_line)
@@ -372,7 +374,7 @@ class ConsoleView(QWidget):
         cursor.insertText("  ", self._formats["stdout"])
         link = QTextCharFormat(self._link_format)
         link.setAnchorHref(_LINK_PREFIX + line)
-        link.setToolTip(f"Show line {line} in the code view")
+        link.setToolTip(tr("Show line {line} in the code view", line=line))
         cursor.insertText(label, link)
         cursor.insertText("\n", self._formats["stdout"])
 
@@ -392,14 +394,14 @@ class ConsoleView(QWidget):
         lines: list[tuple[str, str]] = []
         frames = error.get("traceback") or []
         if frames:
-            lines.append(("stdout", "Traceback (user frames):"))
+            lines.append(("stdout", tr("Traceback (user frames):")))
             for frame in frames:
                 label = f'File "{os.path.basename(frame["file"])}", line {frame["line"]}, in {frame["function"]}'
                 lines.append(("link", f"{frame['line']}\t{label}"))
                 if frame.get("text"):
                     lines.append(("code", "    " + frame["text"].strip()))
         elif error.get("line"):
-            lines.append(("link", f"{error['line']}\tLine {error['line']}"))
+            lines.append(("link", f"{error['line']}\t{tr('Line {line}', line=error['line'])}"))
             if error.get("text"):
                 lines.append(("code", "    " + error["text"]))
                 if error.get("column"):
@@ -411,9 +413,9 @@ class ConsoleView(QWidget):
     def _exception_lines(self, error: dict[str, Any]) -> list[tuple[str, str]]:
         message = error.get("message", "")
         lines = [("exception", f"{error.get('type', 'Error')}: {message}" if message else error.get("type", "Error"))]
-        for key in ("explanation", "fix"):
-            if error.get(key):
-                lines.extend(("info", line) for line in str(error[key]).splitlines())
+        for text in error_texts(error):
+            if text:
+                lines.extend(("info", line) for line in str(text).splitlines())
         return lines
 
     # ---- evaluation -----------------------------------------------------------------------
@@ -439,7 +441,15 @@ class ConsoleView(QWidget):
         """Allow evaluation (the lesson is paused) or not, with a placeholder saying why."""
         self.input.setEnabled(enabled)
         self.prompt.setEnabled(enabled)
-        self.input.setPlaceholderText(_ENABLED_HINT if enabled else _DISABLED_HINT)
+        self.input.setPlaceholderText(tr(_ENABLED_HINT if enabled else _DISABLED_HINT))
+
+    def retranslate(self) -> None:
+        """Set the console's own texts again in the current language, and draw the transcript again
+        (errors and their explanations follow; messages keep the language they were written in)."""
+        self.clear_button.setText(tr("Clear"))
+        self.clear_button.setToolTip(tr("Clear the console output"))
+        self.input.setPlaceholderText(tr(_ENABLED_HINT if self.input.isEnabled() else _DISABLED_HINT))
+        self.set_transcript(self.transcript)
 
     def _on_input_return_pressed(self) -> None:
         expression = self.input.text().strip()

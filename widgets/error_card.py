@@ -9,13 +9,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.i18n import error_texts, tr
 from widgets.watch_view import blend, readable_color
 
 
 def lesson_title(stem: str) -> str:
     """``09_retain_graph`` → ``lesson 09: retain_graph``."""
     number, _, rest = stem.partition("_")
-    return f"lesson {number}: {rest}" if rest else f"lesson {stem}"
+    return tr("lesson {number}: {name}", number=number, name=rest) if rest else tr("lesson {stem}", stem=stem)
 
 
 class ErrorCard(QFrame):
@@ -38,7 +39,7 @@ class ErrorCard(QFrame):
         self.message.setObjectName("error_message")
         self.message.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message.setToolTip("PyTorch's own message: select it to copy it")
+        self._error: Mapping[str, Any] = {}
         self.explanation = QLabel()
         self.fix = QLabel()
         self.lesson_link = QPushButton()
@@ -55,23 +56,31 @@ class ErrorCard(QFrame):
             layout.addWidget(label)
         layout.addWidget(self.lesson_link, 0, Qt.AlignmentFlag.AlignLeft)
         self._lesson: str | None = None
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Show the card's texts again in the current language (PyTorch's own message stays as it is)."""
+        self.message.setToolTip(tr("PyTorch's own message: select it to copy it"))
+        if self._error:
+            self.show_error(self._error)
 
     def show_error(self, error: Mapping[str, Any]) -> None:
         """Fill the card from an engine error dict (``type``, ``message``, ``explanation``, ``fix``, ``lesson``)."""
-        self.title.setText(f"{error.get('type', 'Error')}: PyTorch said")
+        self._error = error
+        self.title.setText(tr("{type}: PyTorch said", type=error.get("type", "Error")))
         self.message.setText(error.get("message", ""))
-        explanation = error.get("explanation") or ""
+        explanation, fix = error_texts(error)
         versions = error.get("versions")
         if versions:
-            explanation += (f" (saved at version {versions['expected']}, "
-                            f"now at version {versions['found']})")
+            explanation += tr(" (saved at version {expected}, now at version {found})",
+                              expected=versions["expected"], found=versions["found"])
         self.explanation.setText(explanation)
-        self.fix.setText(f"<b>Fix:</b> {error['fix']}" if error.get("fix") else "")
-        self.fix.setVisible(bool(error.get("fix")))
+        self.fix.setText(tr("<b>Fix:</b> {fix}", fix=fix) if fix else "")
+        self.fix.setVisible(bool(fix))
         self._lesson = error.get("lesson")
         self.lesson_link.setVisible(self._lesson is not None)
         if self._lesson:
-            self.lesson_link.setText(f"Open {lesson_title(self._lesson)}")
+            self.lesson_link.setText(tr("Open {lesson}", lesson=lesson_title(self._lesson)))
 
     def _on_lesson_link_clicked(self) -> None:
         if self._lesson:

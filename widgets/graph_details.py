@@ -7,25 +7,27 @@ from typing import Any
 
 import numpy as np
 
+from app.i18n import join_words, tr
+
 
 def shape_text(shape: Iterable[int] | None) -> str:
     """A tensor shape as the learner reads it: ``[1, 8]``, or ``scalar`` for ``[]``; empty when unknown."""
     if shape is None:
         return ""
     shape = list(shape)
-    return f"[{', '.join(str(s) for s in shape)}]" if shape else "scalar"
+    return f"[{', '.join(str(s) for s in shape)}]" if shape else tr("scalar")
 
 
 def _values_text(values: Any) -> str:
     if values is None:
-        return "values not sent"
+        return tr("values not sent")
     return np.array2string(np.asarray(values), precision=4, threshold=40, edgeitems=3, suppress_small=True)
 
 
 def _tensor_text(summary: Mapping[str, Any], indent: str = "  ") -> list[str]:
     head = f"{indent}{shape_text(summary.get('shape'))} {summary.get('dtype', '')}".rstrip()
     if summary.get("variable"):
-        head += f"  (variable {summary['variable']})"
+        head += "  " + tr("(variable {name})", name=summary["variable"])
     values = _values_text(summary.get("values")).splitlines()
     return [head] + [indent + "  " + line for line in values]
 
@@ -33,7 +35,7 @@ def _tensor_text(summary: Mapping[str, Any], indent: str = "  ") -> list[str]:
 def _saved_text(entry: Mapping[str, Any]) -> list[str]:
     name = entry.get("name", "?")
     if entry.get("freed"):
-        return [f"  {name}: freed by backward()"]
+        return [f"  {name}: {tr('freed by backward()')}"]
     if entry.get("error"):
         return [f"  {name}: {entry['error']}"]
     value = entry.get("value")
@@ -66,21 +68,23 @@ def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str
     if not origin:
         return ""
     if origin.get("line") is None:
-        text = "made while continuing (several lines ran; which one is not known)"
+        text = tr("made while continuing (several lines ran; which one is not known)")
     else:
-        text = "made by "
-        if origin.get("text"):
-            text += f"`{' '.join(origin['text'].split())}` ({origin.get('op') or 'an operation'}) on "
-        text += f"line {origin['line']}"
+        where = tr("line {line}", line=origin["line"])
         if origin.get("pass") is not None:
-            text += f", pass {origin['pass']}"
+            where = tr("{where}, pass {n}", where=where, n=origin["pass"])
+        if origin.get("text"):
+            text = tr("made by `{code}` ({op}) on {where}", code=" ".join(origin["text"].split()),
+                      op=origin.get("op") or tr("an operation"), where=where)
+        else:
+            text = tr("made by {where}", where=where)
     if origin.get("module"):
-        text += f", in {origin['module']}"
+        text = tr("{made}, in {module}", made=text, module=origin["module"])
     if siblings:
         names = [sibling.get("name", "?") for sibling in siblings[:SIBLINGS_NAMED]]
         if len(siblings) > SIBLINGS_NAMED:
-            names.append(f"{len(siblings) - SIBLINGS_NAMED} more")
-        text += f", which also made {', '.join(names[:-1]) + ' and ' if len(names) > 1 else ''}{names[-1]}"
+            names.append(tr("{n} more", n=len(siblings) - SIBLINGS_NAMED))
+        text = tr("{made}, which also made {names}", made=text, names=join_words(names))
     return text
 
 
@@ -100,32 +104,33 @@ def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
     siblings : list of dict
         The engine's dicts of the other drawn nodes the same operation made in the same pass.
     """
-    kinds = {"leaf": "leaf (accumulates into .grad)", "custom": "custom Function", "op": "operation"}
-    lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  node {node_id}"]
+    kinds = {"leaf": tr("leaf (accumulates into .grad)"), "custom": tr("custom Function"), "op": tr("operation")}
+    lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  "
+             f"{tr('node {id}', id=node_id)}"]
     siblings = sorted(siblings, key=lambda sibling: (sibling.get("seq") is None, sibling.get("seq") or 0))
     made = origin_text(node.get("origin"), siblings)
     if made:
         lines.append(made)
     if names:
-        lines.append(f"grad_fn of: {', '.join(names)}")
+        lines.append(tr("grad_fn of: {names}", names=", ".join(names)))
     if node.get("shape") is not None:
-        lines.append(f"output shape: {shape_text(node['shape'])}")
+        lines.append(tr("output shape: {shape}", shape=shape_text(node["shape"])))
     leaf = node.get("leaf")
     if node.get("kind") == "leaf":
-        lines += ["", f"leaf tensor {node.get('variable') or '(unnamed)'}:"]
-        lines += _tensor_text(leaf) if leaf else ["  not sent"]
+        lines += ["", tr("leaf tensor {name}:", name=node.get("variable") or tr("(unnamed)"))]
+        lines += _tensor_text(leaf) if leaf else ["  " + tr("not sent")]
         grad = leaf.get("grad") if leaf else None
-        lines += ["", ".grad:"] + (_tensor_text(grad) if grad else ["  None (no backward has reached it yet)"])
+        lines += ["", ".grad:"] + (_tensor_text(grad) if grad else ["  " + tr("None (no backward has reached it yet)")])
     saved = [line for entry in node.get("saved") or [] for line in _saved_text(entry)]
-    lines += ["", "saved for backward:"] + (saved or ["  nothing"])
-    lines += ["", "next functions (where its gradients go):"]
+    lines += ["", tr("saved for backward:")] + (saved or ["  " + tr("nothing")])
+    lines += ["", tr("next functions (where its gradients go):")]
     nexts = node.get("next") or []
     for position, (target, _) in enumerate(nexts):
         other = next_nodes.get(int(target))
         label = "?" if other is None else other.get("name", "?")
         if other is not None and other.get("variable"):
             label += f" ({other['variable']})"
-        lines.append(f"  input {position} → {label}  ·  node {target}")
+        lines.append("  " + tr("input {n} → {label}", n=position, label=label) + "  ·  " + tr("node {id}", id=target))
     if not nexts:
-        lines.append("  none")
+        lines.append("  " + tr("none"))
     return "\n".join(lines)

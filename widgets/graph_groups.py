@@ -19,6 +19,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
+from app.i18n import tr
 from widgets.graph_items import BOX_HEADER, OriginBox
 
 #: Padding between a box and its members; each level of boxes nested inside adds one more step.
@@ -52,22 +53,34 @@ def box_label(key: tuple) -> str:
         return ".".join(key[1:])
     _, _, line, run, unknown = key
     if line is None:
-        return unknown
-    return f"line {line}" if run is None else f"line {line} · pass {run}"
+        return _unknown_text(unknown)
+    return tr("line {line}", line=line) if run is None else tr("line {line} · pass {n}", line=line, n=run)
 
 
-def _unknown_line(origin: Mapping[str, Any]) -> str | None:
-    """What a box says when the engine does not know the line: who made the nodes, or between which lines."""
+def _unknown_line(origin: Mapping[str, Any]) -> tuple | None:
+    """Who made the nodes, or between which lines, when the engine does not know the line (a key part).
+
+    :func:`_unknown_text` words it, so a box keeps its key across a change of language."""
     if origin.get("line") is not None:
         return None
     by, at = origin.get("by"), origin.get("at")
     if by:
-        who = "the console" if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
-        return f"made by {who}" + (f" at line {at}" if at else "")
+        return ("by", by, at)
     lines = origin.get("lines") or []
     if len(lines) == 2 and lines[0] and lines[1]:
-        return f"ran between lines {lines[0]} and {lines[1]}"
-    return "ran while continuing"
+        return ("between", lines[0], lines[1])
+    return ("continuing",)
+
+
+def _unknown_text(unknown: tuple) -> str:
+    """What a box says for :func:`_unknown_line`'s answer, in the current language."""
+    if unknown[0] == "by":
+        _, by, at = unknown
+        who = tr("the console") if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
+        return tr("made by {who} at line {line}", who=who, line=at) if at else tr("made by {who}", who=who)
+    if unknown[0] == "between":
+        return tr("ran between lines {first} and {last}", first=unknown[1], last=unknown[2])
+    return tr("ran while continuing")
 
 
 class OriginGroups:
@@ -97,6 +110,12 @@ class OriginGroups:
         self._dirty: dict[tuple, OriginBox] = {}  # grown since the last refresh
         self._spans: dict[tuple, set[int]] = {}  # (file, line, col, end_line, end_col) -> nodes, every pass
         self._span_of: dict[int, tuple] = {}
+
+    def relabel(self) -> None:
+        """Label every box again, in the current language."""
+        for key, box in self._boxes.items():
+            box.label = box_label(key)
+            box.place_caption()
 
     def __iter__(self) -> Iterator[OriginBox]:
         return iter(self._boxes.values())

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import tr
+
 #: Below this zoom factor edge labels are not drawn (level of detail).
 EDGE_LABEL_MIN_SCALE = 0.65
 
@@ -152,7 +154,7 @@ class OriginBox(QGraphicsRectItem):
 
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""
-        return f"{self.label} · {len(self.members)} nodes" if self.collapsed else self.label
+        return tr("{label} · {n} nodes", label=self.label, n=len(self.members)) if self.collapsed else self.label
 
     def header(self) -> QRectF:
         """The strip along the top that a click selects the box by."""

@@ -64,11 +64,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.graph_layout import LayeredLayout
+from app.i18n import N_, join_words, tr
 from widgets.graph_details import node_details, shape_text
 from widgets.graph_export import write_png, write_svg
 from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, visible_rect, zoom_on
 from widgets.graph_groups import OriginGroups
 from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, OriginBox, make_pen
+from widgets.translated_texts import TranslatedTexts
 
 #: Scene units between the centres of neighbouring columns and ranks.
 COLUMN_PITCH = 210.0
@@ -92,10 +94,12 @@ READABLE_SCALE = 0.8
 MAX_FRAME_SCALE = 1.5
 #: Wider than this (and wider than tall), the details pane sits beside the graph.
 SIDE_DETAILS_WIDTH = 820
-EMPTY_TEXT = "No tensor requires grad yet: step over a line that creates one with requires_grad=True."
+EMPTY_TEXT = N_("No tensor requires grad yet: step over a line that creates one with requires_grad=True.")
 #: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
-WAITING_TEXT = ("{names} {verb} grad, but no operation has used {pronoun} yet, so autograd has no node: "
-                "step over a line that computes with {pronoun}.")
+WAITING_TEXT = N_("{names} requires grad, but no operation has used it yet, so autograd has no node: "
+                  "step over a line that computes with it.")
+WAITING_TEXT_PLURAL = N_("{names} require grad, but no operation has used them yet, so autograd has no node: "
+                         "step over a line that computes with them.")
 #: An edge's shape label sits this far below the arrowhead (its baseline), above the next box's header.
 EDGE_LABEL_DROP = 12.0
 #: Ranks of edges per path item when a whole graph is drawn at once.
@@ -147,31 +151,43 @@ class GraphView(QWidget):
         self._details = QPlainTextEdit()
         self._details.setObjectName("graph_details")
         self._details.setReadOnly(True)
-        self._details.setPlaceholderText("Click a node to see what it saved for backward and where its gradients go.")
+        self._texts = TranslatedTexts()
+        self._waiting: list[str] = []
+        self._texts.set(self._details.setPlaceholderText,
+                        "Click a node to see what it saved for backward and where its gradients go.")
         self._toolbar = toolbar = QToolBar()
         toolbar.setObjectName("graph_toolbar")
         for text, tip, slot in (
-                ("Fit", "Frame the newest nodes at a readable zoom (all of the graph when it fits)", self.fit_to_view),
-                ("All", "Show the whole graph, however small", self.show_overview),
-                ("+", "Zoom in", partial(self.zoom, 1.25)), ("−", "Zoom out", partial(self.zoom, 0.8))):
+                (N_("Fit"), N_("Frame the newest nodes at a readable zoom (all of the graph when it fits)"),
+                 self.fit_to_view),
+                (N_("All"), N_("Show the whole graph, however small"), self.show_overview),
+                ("+", N_("Zoom in"), partial(self.zoom, 1.25)), ("−", N_("Zoom out"), partial(self.zoom, 0.8))):
             action = toolbar.addAction(text)
-            action.setToolTip(tip)
+            if text not in "+−":
+                self._texts.set(action.setText, text)
+            self._texts.set(action.setToolTip, tip)
             action.triggered.connect(slot)
-        self._follow = toolbar.addAction("Follow new nodes")
+        self._follow = toolbar.addAction("")
+        self._texts.set(self._follow.setText, "Follow new nodes")
         self._follow.setObjectName("follow_new_nodes")
         self._follow.setCheckable(True)
         self._follow.setChecked(True)
-        self._follow.setToolTip("After each step, show the nodes it made and their inputs at a readable zoom")
+        self._texts.set(self._follow.setToolTip,
+                        "After each step, show the nodes it made and their inputs at a readable zoom")
         export = QToolButton()
-        export.setText("Export")
-        export.setToolTip("Save the whole graph as a picture")
+        self._texts.set(export.setText, "Export")
+        self._texts.set(export.setToolTip, "Save the whole graph as a picture")
         export.setPopupMode(QToolButton.InstantPopup)
         menu = QMenu(export)
-        menu.addAction("PNG image…").triggered.connect(self._on_export_png_triggered)
-        menu.addAction("SVG drawing…").triggered.connect(self._on_export_svg_triggered)
+        png = menu.addAction("")
+        png.triggered.connect(self._on_export_png_triggered)
+        self._texts.set(png.setText, "PNG image…")
+        svg = menu.addAction("")
+        svg.triggered.connect(self._on_export_svg_triggered)
+        self._texts.set(svg.setText, "SVG drawing…")
         export.setMenu(menu)
         toolbar.addWidget(export)
-        self._empty = QLabel(EMPTY_TEXT, self._view.viewport())
+        self._empty = QLabel(tr(EMPTY_TEXT), self._view.viewport())
         self._empty.setObjectName("graph_empty_message")
         self._empty.setWordWrap(True)
         self._empty.setAlignment(Qt.AlignCenter)
@@ -489,12 +505,12 @@ class GraphView(QWidget):
     # -- handlers ---------------------------------------------------------------------------
 
     def _on_export_png_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export graph as PNG", "graph.png", "PNG image (*.png)")
+        path, _ = QFileDialog.getSaveFileName(self, tr("Export graph as PNG"), "graph.png", tr("PNG image (*.png)"))
         if path:
             self.export_png(path)
 
     def _on_export_svg_triggered(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export graph as SVG", "graph.svg", "SVG drawing (*.svg)")
+        path, _ = QFileDialog.getSaveFileName(self, tr("Export graph as SVG"), "graph.svg", tr("SVG drawing (*.svg)"))
         if path:
             self.export_svg(path)
 
@@ -998,14 +1014,22 @@ class GraphView(QWidget):
 
     def set_waiting_leaves(self, names: list[str]) -> None:
         """Name the tensors that require grad but have no node yet, so the empty graph says why it is empty."""
+        self._waiting = list(names)
         if not names:
-            self._empty.setText(EMPTY_TEXT)
+            self._empty.setText(tr(EMPTY_TEXT))
         else:
-            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-            plural = len(names) > 1
-            self._empty.setText(WAITING_TEXT.format(names=shown, verb="require" if plural else "requires",
-                                                    pronoun="them" if plural else "it"))
+            shown = ", ".join(names[:4]) if len(names) <= 4 else \
+                join_words([*names[:4], tr("{n} more", n=len(names) - 4)])
+            self._empty.setText(tr(WAITING_TEXT_PLURAL if len(names) > 1 else WAITING_TEXT, names=shown))
         self._place_empty()
+
+    def retranslate(self) -> None:
+        """Set the toolbar, the empty-state message, the boxes' labels and the details again in the current language."""
+        self._texts.apply()
+        self.set_waiting_leaves(self._waiting)
+        self._groups.relabel()
+        if self._selected is not None and self._selected in self._drawn:
+            self._details.setPlainText(self._describe(self._selected))
 
     def _update_empty(self) -> None:
         """The empty-state message, shown while there is no node."""

@@ -12,13 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
 
+from app.i18n import tr
 from app.lesson_format import LessonInfo
 from app.progress import LessonProgress
-
-PROGRESS_TEXT = {
-    "en": ("predictions right {right}/{total}", "exercises {passed}/{total}", "Reset Progress"),
-    "zh": ("预测正确 {right}/{total}", "练习 {passed}/{total}", "重置进度"),
-}
 
 
 class LessonBrowser(QWidget):
@@ -78,14 +74,13 @@ class LessonBrowser(QWidget):
     def progress_text(self, info: LessonInfo) -> str:
         """"predictions right 2/3 · exercises 1/2" for a lesson with predictions or exercises, else ""."""
         progress = self._progress.get(info.stem, LessonProgress(0, 0, 0))
-        predictions, exercises, _ = PROGRESS_TEXT.get(self._language, PROGRESS_TEXT["en"])
         parts = []
         if info.predictions:
             parts.append(("✓ " if progress.right >= info.predictions else "") +
-                         predictions.format(right=progress.right, total=info.predictions))
+                         tr("predictions right {right}/{total}", right=progress.right, total=info.predictions))
         if info.checks:
             parts.append(("✓ " if progress.passed >= info.checks else "") +
-                         exercises.format(passed=progress.passed, total=info.checks))
+                         tr("exercises {passed}/{total}", passed=progress.passed, total=info.checks))
         return " · ".join(parts)
 
     def set_language(self, language: str) -> None:
@@ -110,6 +105,5 @@ class LessonBrowser(QWidget):
             return
         stem = item.data(Qt.ItemDataRole.UserRole).replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
         menu = QMenu(self)
-        menu.addAction(PROGRESS_TEXT.get(self._language, PROGRESS_TEXT["en"])[2],
-                       lambda: self.progress_reset_requested.emit(stem))
+        menu.addAction(tr("Reset Progress"), lambda: self.progress_reset_requested.emit(stem))
         menu.popup(self.list.viewport().mapToGlobal(position))

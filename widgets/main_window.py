@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QStandardPaths, Qt
+from PySide6.QtCore import QByteArray, QLocale, QStandardPaths, Qt
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -40,8 +40,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app import i18n
 from app import messages as m
 from app.coach import Coach
+from app.i18n import N_, tr
 from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
 from app.progress import Progress
 from app.run import Run
@@ -66,7 +68,7 @@ from widgets.time_travel import TimeTravel
 from widgets.timeline_bar import TimelineBar
 from widgets.variables_view import VariablesView
 from widgets.watch_view import WatchView
-from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions
+from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions, icon_text, retranslate_actions
 
 #: Edits are kept this long after the last keystroke...
 AUTOSAVE_MS = 1500
@@ -84,6 +86,17 @@ MIN_WIDTH, MIN_HEIGHT = 1120, 700
 LAYOUT_VERSION = 2
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
+#: The docks' titles (English msgids), by object name.
+DOCK_TITLES = {
+    "lessons": N_("Lessons"), "notes": N_("Lesson notes"), "graph": N_("Autograd graph"),
+    "variables": N_("Variables"), "backward": N_("Backward"), "console": N_("Output"),
+    "inspector": N_("Tensor inspector"), "stack": N_("Call stack"), "watch": N_("Watch"),
+}
+#: The menus and their own entries (English msgids), set again by :meth:`MainWindow.retranslate`.
+MENU_TITLES = {"file": N_("&File"), "recent": N_("Open &Recent"), "run": N_("&Run"), "view": N_("&View"),
+               "language": N_("&Language"), "help": N_("&Help")}
+MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold": N_("&Fold All Notes"),
+                "unfold": N_("&Unfold All Notes"), "reset": N_("&Reset Layout"), "about": N_("&About GradStep")}
 
 
 def grad_leaves(variables: dict[str, Any]) -> list[str]:
@@ -120,7 +133,9 @@ class MainWindow(QMainWindow):
         self.lessons_dir = Path(lessons_dir)
         self.bridge = SessionBridge(session, self)
         self.path: Path | None = None
-        self.language = settings.get("language")
+        self.language = settings.get("language") or i18n.system_language(QLocale.system().name())
+        settings.put("language", self.language)  # the system's choice on a first start, kept from now on
+        i18n.set_language(self.language)
         self._pending: dict[int, Callable[[dict[str, Any]], None]] = {}
         self.run: Run | None = None
         """The run on screen (the current one, or the last one of this lesson); None before the first."""
@@ -165,7 +180,7 @@ class MainWindow(QMainWindow):
     # ---- construction -------------------------------------------------------------------
 
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
+        dock = QDockWidget(tr(title), self)
         dock.setObjectName(name)
         dock.setWidget(widget)
         self.addDockWidget(area, dock)
@@ -187,17 +202,17 @@ class MainWindow(QMainWindow):
         self.watch_view = WatchView(self)
         self.graph_view = GraphView(self)
         self.backward_panel = BackwardPanel(self)
-        self.docks = {
-            "lessons": self._dock("lessons", "Lessons", self.lesson_browser, left),
-            "notes": self._dock("notes", "Lesson notes", self.notes_view, left),
-            "graph": self._dock("graph", "Autograd graph", self.graph_view, right),
-            "variables": self._dock("variables", "Variables", self.variables_view, bottom),
-            "backward": self._dock("backward", "Backward", self.backward_panel, bottom),
-            "console": self._dock("console", "Output", self.console, bottom),
-            "inspector": self._dock("inspector", "Tensor inspector", self.inspector, bottom),
-            "stack": self._dock("stack", "Call stack", self.stack_view, bottom),
-            "watch": self._dock("watch", "Watch", self.watch_view, bottom),
-        }
+        self.docks = {name: self._dock(name, DOCK_TITLES[name], widget, area) for name, widget, area in (
+            ("lessons", self.lesson_browser, left),
+            ("notes", self.notes_view, left),
+            ("graph", self.graph_view, right),
+            ("variables", self.variables_view, bottom),
+            ("backward", self.backward_panel, bottom),
+            ("console", self.console, bottom),
+            ("inspector", self.inspector, bottom),
+            ("stack", self.stack_view, bottom),
+            ("watch", self.watch_view, bottom),
+        )}
         docks = self.docks
         self.tabifyDockWidget(docks["lessons"], docks["notes"])
         self.splitDockWidget(docks["variables"], docks["console"], Qt.Orientation.Horizontal)
@@ -233,40 +248,42 @@ class MainWindow(QMainWindow):
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        self.menus = {}
+        self.menu_actions = {}
+        file_menu = self.menus["file"] = bar.addMenu("")
         file_menu.addAction(self.act_open)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu = self.menus["recent"] = file_menu.addMenu("")
         file_menu.addAction(self.act_save)
         file_menu.addAction(self.act_revert)
         file_menu.addSeparator()
-        file_menu.addAction("&Quit", QKeySequence.StandardKey.Quit, self.close)
-        run_menu = bar.addMenu("&Run")
+        self.menu_actions["quit"] = file_menu.addAction("", QKeySequence.StandardKey.Quit, self.close)
+        run_menu = self.menus["run"] = bar.addMenu("")
         for action in self.run_actions:
             run_menu.addAction(action)
         run_menu.addSeparator()
         for action in self.history_actions:
             run_menu.addAction(action)
-        run_menu.addAction("History &Budget…", self._ask_history_budget)
+        self.menu_actions["budget"] = run_menu.addAction("", self._ask_history_budget)
         run_menu.addSeparator()
         run_menu.addAction(self.act_ask_predictions)
         run_menu.addAction(self.act_toggle_bp)
-        self.view_menu = bar.addMenu("&View")
+        self.view_menu = self.menus["view"] = bar.addMenu("")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
-        language_menu = self.view_menu.addMenu("&Language")
+        language_menu = self.menus["language"] = self.view_menu.addMenu("")
         self.language_actions = {}
-        for code, label in (("en", "English"), ("zh", "简体中文")):
+        for code, label in (("en", "English"), ("zh", "简体中文")):  # each language named in itself
             action = language_menu.addAction(label, lambda c=code: self.set_language(c))
             action.setCheckable(True)
             action.setChecked(code == self.language)
             self.language_actions[code] = action
-        self.view_menu.addAction("&Fold All Notes", lambda: self.code_view.fold_notes(True))
-        self.view_menu.addAction("&Unfold All Notes", lambda: self.code_view.fold_notes(False))
-        self.view_menu.addAction("&Reset Layout", self.reset_layout)
-        help_menu = bar.addMenu("&Help")
-        help_menu.addAction("&About GradStep", self._about)
-        toolbar = QToolBar("Run", self)
+        self.menu_actions["fold"] = self.view_menu.addAction("", lambda: self.code_view.fold_notes(True))
+        self.menu_actions["unfold"] = self.view_menu.addAction("", lambda: self.code_view.fold_notes(False))
+        self.menu_actions["reset"] = self.view_menu.addAction("", self.reset_layout)
+        help_menu = self.menus["help"] = bar.addMenu("")
+        self.menu_actions["about"] = help_menu.addAction("", self._about)
+        self.toolbar = toolbar = QToolBar(self)
         toolbar.setObjectName("run_toolbar")
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         for action in self.run_actions:
@@ -276,7 +293,16 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self.act_step_back)
         toolbar.addAction(self.act_run_to_end)  # last: the first button steps, this one skips the lesson
         self.addToolBar(toolbar)
+        self._retranslate_menus()
         self._fill_recent_menu()
+
+    def _retranslate_menus(self) -> None:
+        for name, menu in self.menus.items():
+            menu.setTitle(tr(MENU_TITLES[name]))
+        for name, action in self.menu_actions.items():
+            action.setText(tr(MENU_ACTIONS[name]))
+        self.toolbar.setWindowTitle(tr("Run"))
+        self.toolbar.toggleViewAction().setText(tr("Run toolbar"))
 
     def _build_status_bar(self) -> None:
         self.status = RunStatusBar(self)
@@ -350,12 +376,13 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_actions()
         if unsaved is not None:
-            self.state_label.setText(f"Recovered unsaved changes to {shown.name} from the last session")
+            self.state_label.setText(tr("Recovered unsaved changes to {name} from the last session", name=shown.name))
         return True
 
     def open_dialog(self) -> None:
         start = str(self.path.parent if self.path else self.lessons_dir)
-        path, _ = QFileDialog.getOpenFileName(self, "Open a Python file", start, "Python files (*.py);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, tr("Open a Python file"), start,
+                                              tr("Python files (*.py);;All files (*)"))
         if path:
             self.open_file(path)
 
@@ -378,8 +405,8 @@ class MainWindow(QMainWindow):
         """Drop the learner's copy of a bundled lesson and show the original."""
         if self.path is None or self.workspace.original_of(self.path) is None:
             return
-        answer = QMessageBox.question(self, "Revert to original",
-                                      "Throw away your changes to this lesson and show the original?")
+        answer = QMessageBox.question(self, tr("Revert to original"),
+                                      tr("Throw away your changes to this lesson and show the original?"))
         if answer != QMessageBox.StandardButton.Yes:
             return
         self.code_view.document().setModified(False)
@@ -399,8 +426,8 @@ class MainWindow(QMainWindow):
         if self.path is None or path == self.path:
             return True
         answer = QMessageBox.question(
-            self, "Stop the running lesson?",
-            f"{self.path.name} is running. Stop it and open {path.name}?",
+            self, tr("Stop the running lesson?"),
+            tr("{running} is running. Stop it and open {name}?", running=self.path.name, name=path.name),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
         return answer == QMessageBox.StandardButton.Yes
 
@@ -411,7 +438,7 @@ class MainWindow(QMainWindow):
             self.save()
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes", f"{self.path.name} has changes that are not saved. Save them?",
+            self, tr("Unsaved changes"), tr("{name} has changes that are not saved. Save them?", name=self.path.name),
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel)
         if answer == QMessageBox.StandardButton.Save:
             self.save()
@@ -430,8 +457,8 @@ class MainWindow(QMainWindow):
         self.recent_menu.setEnabled(bool(recent))
 
     def _update_title(self) -> None:
-        name = self.path.name if self.path else "no file"
-        copy = " (your copy)" if self.path and self.workspace.original_of(self.path) else ""
+        name = self.path.name if self.path else tr("no file")
+        copy = tr(" (your copy)") if self.path and self.workspace.original_of(self.path) else ""
         self.setWindowTitle(f"{name}{copy}[*] — GradStep")
         self.setWindowModified(self.code_view.document().isModified())
 
@@ -464,7 +491,7 @@ class MainWindow(QMainWindow):
             self._record_on_first_pause = True
 
     def _ask_history_budget(self) -> None:
-        budget, ok = QInputDialog.getInt(self, "History budget", "Memory for the run's history (MB):",
+        budget, ok = QInputDialog.getInt(self, tr("History budget"), tr("Memory for the run's history (MB):"),
                                          settings.get("history/budget_mb"), 16, 65536, 64)
         if ok:
             settings.put("history/budget_mb", budget)
@@ -556,7 +583,7 @@ class MainWindow(QMainWindow):
             self.session.breakpoints[str(self.path)] = self._breakpoints()
         self.coach = coach
         self._set_run(Run(str(self.path), settings.get("history/budget_mb") * 2**20))
-        self.run.transcript.add_message(f"▶ Running {self.path.name}", "info")
+        self.run.transcript.add_message(tr("▶ Running {name}", name=self.path.name), "info")
         self._clear_pause_views()
         self.code_view.set_error_line(None)
         self.code_view.set_previous_line(None)
@@ -665,7 +692,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_read_only(True)
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False)
-        self.state_label.setText("Running… (F6 pauses, Shift+F5 stops)")
+        self.state_label.setText(tr("Running… (F6 pauses, Shift+F5 stops)"))
         self._update_actions()
 
     # ---- what the engine says -----------------------------------------------------------
@@ -721,8 +748,9 @@ class MainWindow(QMainWindow):
             self._transcript().add_error(error)
         if snapshot.get("condition_error"):
             problem = snapshot["condition_error"]
-            self._transcript().add_message(f"The condition “{problem['condition']}” on line {problem['line']} raised "
-                                        f"{problem['type']}: {problem['message']}", "error")
+            self._transcript().add_message(tr("The condition “{condition}” on line {line} raised {type}: {message}",
+                                              condition=problem["condition"], line=problem["line"],
+                                              type=problem["type"], message=problem["message"]), "error")
         self._show_state()
         self._judge_prediction()
         self._ask_prediction(snapshot)
@@ -748,7 +776,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.set_enabled_for_state(False, "past")
         self.console.set_input_enabled(False)
         past = Transcript()
-        past.add_message(f"Output up to step {index + 1} (the past: Ctrl+Shift+F10 returns to live)")
+        past.add_message(tr("Output up to step {step} (the past: Ctrl+Shift+F10 returns to live)", step=index + 1))
         for stream, text in snapshot["output"]:
             past.add_output(stream, text)
         self.console.set_transcript(past)
@@ -986,9 +1014,10 @@ class MainWindow(QMainWindow):
         paused = state == PAUSED
         running = state == RUNNING
         self.act_start.setEnabled(idle or paused)
-        self.act_start.setText("&Continue" if paused else "&Start")
-        self.act_start.setToolTip("Continue to the next breakpoint (F5)" if paused
-                                  else "Start the lesson, pausing at its first line (F5)")
+        self.act_start.setText(tr("&Continue") if paused else tr("&Start"))
+        self.act_start.setIconText(icon_text(self.act_start.text()))
+        self.act_start.setToolTip(tr("Continue to the next breakpoint (F5)") if paused
+                                  else tr("Start the lesson, pausing at its first line (F5)"))
         self.act_run_to_end.setEnabled(idle)
         for action in (self.act_step_over, self.act_step_into):
             action.setEnabled(idle or paused)
@@ -1009,15 +1038,41 @@ class MainWindow(QMainWindow):
     # ---- layout and language ------------------------------------------------------------
 
     def set_language(self, language: str) -> None:
-        """Show lesson titles and notes in ``language`` (remembered)."""
+        """Show the whole interface, lesson titles and notes included, in ``language`` (remembered)."""
         self.language = language
         settings.put("language", language)
+        i18n.set_language(language)
         for code, action in self.language_actions.items():
             action.setChecked(code == language)
         self.notes_view.set_language(language)
         self.code_view.set_language(language)
         self.lesson_browser.set_language(language)
         self.prediction_bar.set_language(language)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set every text of the window and its panels again, in the current language."""
+        for name, dock in self.docks.items():
+            dock.setWindowTitle(tr(DOCK_TITLES[name]))
+        retranslate_actions(self)
+        self._retranslate_menus()
+        for panel in (self.timeline, self.backward_panel, self.console, self.graph_view, self.variables_view,
+                      self.inspector, self.stack_view, self.watch_view, self.code_view):
+            panel.retranslate()
+        self._update_title()
+        self._update_actions()
+        self._show_state_again()
+
+    def _show_state_again(self) -> None:
+        """The status bar as the state has it, after a change of language."""
+        run = self.run
+        if run is not None and run.viewing is not None:
+            snapshot, _ = run.past(run.viewing)
+            self.status.show_past(snapshot, run.viewing, run.live_index)
+        elif self.session.state == RUNNING:
+            self.state_label.setText(tr("Running… (F6 pauses, Shift+F5 stops)"))
+        else:
+            self._show_state()
 
     def reset_layout(self) -> None:
         """Put every dock back where it starts."""
@@ -1070,9 +1125,9 @@ class MainWindow(QMainWindow):
         self.prediction_bar.set_language(self.language)
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About GradStep",
-                          "GradStep steps through PyTorch lessons line by line so you can watch autograd "
-                          "build its graph and compute gradients.")
+        QMessageBox.about(self, tr("About GradStep"),
+                          tr("GradStep steps through PyTorch lessons line by line so you can watch autograd "
+                             "build its graph and compute gradients."))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self._may_discard_changes():

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette, QTextBlock
 from PySide6.QtWidgets import QPlainTextEdit
 
+from app.i18n import tr
 from app.lesson_format import LessonFormatError, parse_lesson
 
 #: Characters of a cell's heading or first words shown on its marker.
@@ -145,10 +146,10 @@ class NotesFolding(QObject):
                 painter.fillRect(QRectF(0, rect.top(), view.viewport().width(), rect.height()), base)
                 tint.setAlpha(28)
                 painter.fillRect(QRectF(0, rect.top(), view.viewport().width(), rect.height()), tint)
-                text = f"{FOLDED_SIGN} notes: {label}   ({fold.end - fold.start} lines)"
+                text = f"{FOLDED_SIGN} " + tr("notes: {label}   ({n} lines)", label=label, n=fold.end - fold.start)
                 left = rect.left()
             else:
-                text = f"{OPEN_SIGN} fold notes"
+                text = f"{OPEN_SIGN} " + tr("fold notes")
                 left = self._tag_left(fold)
             painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
             painter.drawText(QRectF(left, rect.top(), view.viewport().width(), rect.height()),

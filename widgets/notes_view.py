@@ -6,6 +6,7 @@ import re
 
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from app.i18n import tr
 from app.lesson_format import Lesson, LessonFormatError, notes_for_line, parse_lesson
 
 #: Characters that Chinese and Japanese text runs together without spaces: CJK ideographs,
@@ -103,12 +104,8 @@ class NotesView(QWidget):
 
     def _render(self) -> None:
         if self.lesson is None:
-            text = (
-                "This file has no lesson notes. Lessons put notes in `# %% [markdown]` cells; "
-                "see “Writing a lesson” in the README."
-                if self.language == "en"
-                else "此文件没有课程笔记。课程把笔记写在 `# %% [markdown]` 单元中，参见 README 中的“编写课程”。"
-            )
+            text = tr("This file has no lesson notes. Lessons put notes in `# %% [markdown]` cells; "
+                      "see “Writing a lesson” in the README.")
         else:
             text = join_wrapped_lines(notes_for_line(self.lesson, self._line, self.language))
         if text != self._shown:

@@ -6,7 +6,7 @@ Features
   (Enter runs the line) or one button per choice; "Skip" goes on without answering.
 * After the line ran, the verdict: right, or what the value is instead, and a pointer to the
   notes that explain it.
-* English and 中文, following View > Language.
+* In the interface's language (:mod:`app.i18n`), following View > Language.
 """
 
 from __future__ import annotations
@@ -15,57 +15,39 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from app.coach import CheckResult, Verdict
+from app.i18n import N_, tr
 from app.lesson_format import Prediction
 
+#: The bar's texts (English msgids, translated by :func:`app.i18n.tr` where they are shown).
 TEXTS = {
-    "en": {
-        "question": "Predict before this line runs: what will <code>{expr}</code> be after it?",
-        "placeholder": "Your answer: a number, True/False, None, a list, a name such as MulBackward0…",
-        "run": "Run the line",
-        "skip": "Skip",
-        "close": "Close",
-        "right": "✓ Right: <code>{expr}</code> is <code>{value}</code>.",
-        "wrong": "✗ Not quite: you said <code>{answer}</code>; <code>{expr}</code> is <code>{value}</code>. "
-                 "The notes explain why.",
-        "failed": "<code>{expr}</code> could not be evaluated here: {value}",
-        "run_tip": "Run this line (as Step Over does), then see whether your answer was right (Enter)",
-        "skip_tip": "Go on without predicting; the line does not run yet",
-        "check_passed": "Try it {n}: ✓ done ({expr})",
-        "check_not_yet": "Try it {n}: ✗ not yet ({expr} is false)",
-        "check_failed": "Try it {n}: the check {expr} raised {error}",
-    },
-    "zh": {
-        "question": "先预测，再运行：这一行运行之后，<code>{expr}</code> 会是什么？",
-        "placeholder": "你的答案：数字、True/False、None、列表，或名称（如 MulBackward0）……",
-        "run": "运行这一行",
-        "skip": "跳过",
-        "close": "关闭",
-        "right": "✓ 答对了：<code>{expr}</code> 是 <code>{value}</code>。",
-        "wrong": "✗ 不太对：你的答案是 <code>{answer}</code>；<code>{expr}</code> 实际是 <code>{value}</code>。"
-                 "笔记里解释了原因。",
-        "failed": "无法在这里求值 <code>{expr}</code>：{value}",
-        "run_tip": "运行这一行（与单步跳过相同），然后看你的答案是否正确（回车）",
-        "skip_tip": "不做预测，继续；这一行暂不运行",
-        "check_passed": "动手试试 {n}：✓ 完成（{expr}）",
-        "check_not_yet": "动手试试 {n}：✗ 还没有完成（{expr} 为假）",
-        "check_failed": "动手试试 {n}：检查 {expr} 出错：{error}",
-    },
+    "question": N_("Predict before this line runs: what will <code>{expr}</code> be after it?"),
+    "placeholder": N_("Your answer: a number, True/False, None, a list, a name such as MulBackward0…"),
+    "run": N_("Run the line"),
+    "skip": N_("Skip"),
+    "close": N_("Close"),
+    "right": N_("✓ Right: <code>{expr}</code> is <code>{value}</code>."),
+    "wrong": N_("✗ Not quite: you said <code>{answer}</code>; <code>{expr}</code> is <code>{value}</code>. "
+                "The notes explain why."),
+    "failed": N_("<code>{expr}</code> could not be evaluated here: {value}"),
+    "run_tip": N_("Run this line (as Step Over does), then see whether your answer was right (Enter)"),
+    "skip_tip": N_("Go on without predicting; the line does not run yet"),
+    "check_passed": N_("Try it {n}: ✓ done ({expr})"),
+    "check_not_yet": N_("Try it {n}: ✗ not yet ({expr} is false)"),
+    "check_failed": N_("Try it {n}: the check {expr} raised {error}"),
 }
 
 
-def verdict_text(verdict: Verdict, language: str) -> str:
-    """The verdict as one line of plain text (for the console)."""
-    texts = TEXTS.get(language, TEXTS["en"])
+def verdict_text(verdict: Verdict, language: str | None = None) -> str:
+    """The verdict as one line of plain text (for the console), in the interface's language."""
     key = "failed" if verdict.right is None else "right" if verdict.right else "wrong"
-    html = texts[key].format(expr=verdict.prediction.expression, value=verdict.value, answer=verdict.answer)
+    html = tr(TEXTS[key], expr=verdict.prediction.expression, value=verdict.value, answer=verdict.answer)
     return html.replace("<code>", "").replace("</code>", "")
 
 
-def check_text(result: CheckResult, language: str) -> str:
-    """An exercise check's result as one line of plain text."""
-    texts = TEXTS.get(language, TEXTS["en"])
+def check_text(result: CheckResult, language: str | None = None) -> str:
+    """An exercise check's result as one line of plain text, in the interface's language."""
     key = "check_failed" if result.passed is None else "check_passed" if result.passed else "check_not_yet"
-    return texts[key].format(n=result.check.exercise, expr=result.check.expression, error=result.error)
+    return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error)
 
 
 def _escape(text: str) -> str:
@@ -156,11 +138,16 @@ class PredictionBar(QFrame):
         self.hide()
 
     def set_language(self, language: str) -> None:
-        self.language = language if language in TEXTS else "en"
+        """Show the bar in ``language`` (the window sets :mod:`app.i18n`'s language first)."""
+        self.language = language
+        self._retranslate()
+
+    def retranslate(self) -> None:
+        """Set the bar's texts again, in the current language."""
         self._retranslate()
 
     def _retranslate(self) -> None:
-        texts = TEXTS[self.language]
+        texts = {key: tr(text) for key, text in TEXTS.items()}
         self.answer_edit.setPlaceholderText(texts["placeholder"])
         self.run_button.setText(texts["run"])
         self.run_button.setToolTip(texts["run_tip"])
@@ -175,13 +162,12 @@ class PredictionBar(QFrame):
         self.close_button.setVisible(prediction is None and verdict is not None)
         self.question.setVisible(prediction is not None)
         if prediction is not None:
-            self.question.setText(texts["question"].format(expr=_escape(prediction.expression)))
+            self.question.setText(tr(TEXTS["question"], expr=_escape(prediction.expression)))
         self.verdict_label.setVisible(verdict is not None)
         if verdict is not None:
             key = "failed" if verdict.right is None else "right" if verdict.right else "wrong"
-            self.verdict_label.setText(texts[key].format(expr=_escape(verdict.prediction.expression),
-                                                         value=_escape(verdict.value),
-                                                         answer=_escape(verdict.answer)))
+            self.verdict_label.setText(tr(TEXTS[key], expr=_escape(verdict.prediction.expression),
+                                          value=_escape(verdict.value), answer=_escape(verdict.answer)))
 
     def _on_run_button_clicked(self) -> None:
         answer = self.answer_edit.text().strip()

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import N_, tr
 from widgets.variables_view import ALARM_RED, CHANGE_AMBER, blend, grad_state
 
 #: Arrays up to this many values are bar charts; longer ones are line plots.
@@ -57,7 +58,7 @@ PLOT_POINTS = 4000
 IMAGE_SIDE = 600
 #: Bytes of earlier arrays kept to highlight what changed.
 HISTORY_BYTES = 256 * 1024 * 1024
-PLACEHOLDER = "Select a tensor in Variables to inspect it"
+PLACEHOLDER = N_("Select a tensor in Variables to inspect it")
 #: Pixels around a cell's text, and values measured to size a column.
 CELL_PADDING = 14
 WIDTH_SAMPLE = 2000
@@ -173,23 +174,37 @@ class SliceControls(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._shape: tuple[int, ...] = ()
-        self.row_axis = QComboBox(self, objectName="row_axis", toolTip="the axis that runs down the table")
-        self.column_axis = QComboBox(self, objectName="column_axis", toolTip="the axis that runs across the table")
+        self.row_axis = QComboBox(self, objectName="row_axis")
+        self.column_axis = QComboBox(self, objectName="column_axis")
+        self._rows_label, self._columns_label = QLabel(self), QLabel(self)
         for combo in (self.row_axis, self.column_axis):
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self._spins: dict[int, QSpinBox] = {}
         self._indices: dict[int, int] = {}
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addWidget(QLabel("rows:", self))
+        self._layout.addWidget(self._rows_label)
         self._layout.addWidget(self.row_axis)
-        self._layout.addWidget(QLabel("columns:", self))
+        self._layout.addWidget(self._columns_label)
         self._layout.addWidget(self.column_axis)
         self._index_box = QHBoxLayout()
         self._layout.addLayout(self._index_box)
         self._layout.addStretch(1)
         self.row_axis.activated.connect(self._on_row_axis_activated)
         self.column_axis.activated.connect(self._on_column_axis_activated)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Set the labels and tooltips again, in the current language."""
+        self.row_axis.setToolTip(tr("the axis that runs down the table"))
+        self.column_axis.setToolTip(tr("the axis that runs across the table"))
+        self._rows_label.setText(tr("rows:"))
+        self._columns_label.setText(tr("columns:"))
+        for combo in (self.row_axis, self.column_axis):
+            for axis, size in enumerate(self._shape):
+                combo.setItemText(axis, tr("axis {axis} ({size})", axis=axis, size=size))
+        if self._spins:
+            self._rebuild_spins()
 
     def configure(self, shape: tuple[int, ...]) -> None:
         """Offer the axes of ``shape``; the choice is kept when the shape is the same as before."""
@@ -200,7 +215,7 @@ class SliceControls(QWidget):
         ndim = len(shape)
         for combo in (self.row_axis, self.column_axis):
             combo.clear()
-            combo.addItems([f"axis {axis} ({size})" for axis, size in enumerate(shape)])
+            combo.addItems([tr("axis {axis} ({size})", axis=axis, size=size) for axis, size in enumerate(shape)])
         if ndim >= 2:
             self.row_axis.setCurrentIndex(ndim - 2)
             self.column_axis.setCurrentIndex(ndim - 1)
@@ -229,7 +244,7 @@ class SliceControls(QWidget):
         rows, columns = self.axes()
         parts = [":" if axis in (rows, columns) else str(self._spins[axis].value()) for axis in range(len(self._shape))]
         text = f"[{', '.join(parts)}]"
-        return text + " transposed" if rows > columns else text
+        return tr("{slice} transposed", slice=text) if rows > columns else text
 
     def _rebuild_spins(self) -> None:
         while self._index_box.count():
@@ -241,8 +256,9 @@ class SliceControls(QWidget):
         for axis, size in enumerate(self._shape):
             if axis in shown:
                 continue
-            label = QLabel(f"axis {axis}:", self)
-            spin = QSpinBox(self, objectName=f"index_axis_{axis}", toolTip=f"which index along axis {axis} to show")
+            label = QLabel(tr("axis {axis}:", axis=axis), self)
+            spin = QSpinBox(self, objectName=f"index_axis_{axis}",
+                            toolTip=tr("which index along axis {axis} to show", axis=axis))
             spin.setRange(0, max(size - 1, 0))
             spin.setValue(self._indices.get(axis, 0))
             spin.valueChanged.connect(lambda value, a=axis: self._on_index_value_changed(a, value))
@@ -361,7 +377,7 @@ class ArrayPanel(QWidget):
     def __init__(self, title: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._name = title
-        self.title = QLabel(f"<b>{title}</b>", self)
+        self.title = QLabel(f"<b>{tr(title)}</b>", self)
         self.model = ArrayTableModel(self)
         self.table = QTableView(self)
         self.table.setModel(self.model)
@@ -436,7 +452,7 @@ class ArrayPanel(QWidget):
 
     def set_caption(self, detail: str) -> None:
         """The panel's title followed by ``detail`` (which slice, or that it is a sample)."""
-        self.title.setText(f"<b>{self._name}</b> {html.escape(detail)}")
+        self.title.setText(f"<b>{tr(self._name)}</b> {html.escape(detail)}")
 
     def show_message(self, text: str) -> None:
         """Replace the table and plot by a sentence."""
@@ -459,12 +475,12 @@ def _size_text(nbytes: int) -> str:
 
 def _no_grad_reason(summary: dict[str, Any]) -> str:
     if not summary["requires_grad"]:
-        return "no .grad: this tensor does not require grad, so backward() never reaches it"
+        return tr("no .grad: this tensor does not require grad, so backward() never reaches it")
     if not summary["is_leaf"]:
         if summary.get("retains_grad"):
-            return "retain_grad() was called: the .grad of this non-leaf appears after backward()"
-        return "non-leaf: .grad is not kept unless retain_grad() was called"
-    return "no .grad yet: backward() has not reached this tensor"
+            return tr("retain_grad() was called: the .grad of this non-leaf appears after backward()")
+        return tr("non-leaf: .grad is not kept unless retain_grad() was called")
+    return tr("no .grad yet: backward() has not reached this tensor")
 
 
 class TensorInspector(QWidget):
@@ -487,7 +503,7 @@ class TensorInspector(QWidget):
         self._previous: dict[str, np.ndarray | None] = {"value": None, "grad": None}
         self._history: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray | None]] = OrderedDict()
 
-        self.placeholder = QLabel(PLACEHOLDER, self, alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
+        self.placeholder = QLabel(tr(PLACEHOLDER), self, alignment=Qt.AlignmentFlag.AlignCenter, wordWrap=True)
         self.placeholder.setForegroundRole(QPalette.ColorRole.PlaceholderText)
         self.header = QLabel(self, wordWrap=True, objectName="inspector_header")
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -499,7 +515,7 @@ class TensorInspector(QWidget):
         self.note.setPalette(note_palette)
         self.note.setContentsMargins(6, 2, 6, 2)
         self.slices = SliceControls(self)
-        self.value_panel = ArrayPanel("value", self)
+        self.value_panel = ArrayPanel(N_("value"), self)
         self.grad_panel = ArrayPanel(".grad", self)
         self._panels = panels = QSplitter(Qt.Orientation.Horizontal, self)
         panels.addWidget(self.value_panel)
@@ -574,6 +590,16 @@ class TensorInspector(QWidget):
                 self._previous[key] = self._remember(key, self._arrays[key])
         self._render()
 
+    def retranslate(self) -> None:
+        """Show the placeholder, the header and the panels' texts again in the current language."""
+        self.placeholder.setText(tr(PLACEHOLDER))
+        self.slices.retranslate()
+        for panel in (self.value_panel, self.grad_panel):
+            panel.set_caption("")
+        if self._expression is not None and self._summary:
+            self.header.setText(self._header_html())
+            self._render()
+
     def clear(self) -> None:
         """Show the placeholder that says how to pick a tensor."""
         self._expression = None
@@ -610,12 +636,12 @@ class TensorInspector(QWidget):
 
     def _header_html(self) -> str:
         s = self._summary
-        kind = "Parameter" if s.get("is_parameter") else "tensor"
+        kind = "Parameter" if s.get("is_parameter") else "tensor"  # the type, as PyTorch names it
         shape = ", ".join(map(str, s["shape"]))
         layout = s.get("layout", "strided")
         layout = "" if layout == "strided" else f"{layout} · " + (f"nnz {s['nnz']:,} · " if "nnz" in s else "")
         line1 = (f"<b>{html.escape(self._expression or '')}</b> &nbsp; {kind}[{shape}] · {s['dtype']} · "
-                 f"{layout}{s['device']} · {s['numel']:,} values · {_size_text(s['nbytes'])}")
+                 f"{layout}{s['device']} · {tr('{n} values', n=format(s['numel'], ','))} · {_size_text(s['nbytes'])}")
         line2 = (f"requires_grad {s['requires_grad']} · is_leaf {s['is_leaf']} · grad_fn {s['grad_fn']} · "
                  f"_version {s['version']} · grad: {grad_state(s)}")
         stats = []
@@ -623,7 +649,7 @@ class TensorInspector(QWidget):
             eq = "≈" if s.get("stats_sampled") else ""  # statistics of a sample of the values
             stats = [f"{name} {eq}{s[name]:.4g}" for name in ("min", "max", "mean", "std")]
             if eq:
-                stats.append("(from a sample)")
+                stats.append(tr("(from a sample)"))
         red = ALARM_RED.name()
         for name, label in (("nan", "NaN"), ("inf", "Inf")):
             count = s.get(name, 0)
@@ -636,7 +662,8 @@ class TensorInspector(QWidget):
         value = self._arrays["value"]
         sample = value is None and s.get("sampled") and s.get("values") is not None
         if sample:
-            self.note.setText(f"showing {np.size(s['values']):,} of {s['numel']:,} values — full values requested")
+            self.note.setText(tr("showing {shown} of {total} values — full values requested",
+                                 shown=f"{np.size(s['values']):,}", total=f"{s['numel']:,}"))
             self.note.show()
         else:
             self.note.hide()
@@ -669,7 +696,7 @@ class TensorInspector(QWidget):
         elif summary.get("sampled") and summary.get("values") is not None:
             self._fill_sample(panel, summary)
         else:
-            panel.show_message(summary.get("why_no_values") or "no values: this tensor has no data (meta device)")
+            panel.show_message(summary.get("why_no_values") or tr("no values: this tensor has no data (meta device)"))
 
     @staticmethod
     def _fill_entries(panel: ArrayPanel, summary: dict[str, Any]) -> None:
@@ -686,8 +713,10 @@ class TensorInspector(QWidget):
             return "[" + ", ".join(map(str, indices[row])) + "]"
 
         panel.show_array(column[:, None], None, 0, row_name)
-        cut = f", the first {len(entries):,} shown" if len(entries) < summary["nnz"] else ""
-        panel.set_caption(f"({summary['nnz']:,} stored entries{cut}: index → value)")
+        nnz = f"{summary['nnz']:,}"
+        panel.set_caption(tr("({nnz} stored entries, the first {n} shown: index → value)", nnz=nnz,
+                             n=f"{len(entries):,}") if len(entries) < summary["nnz"]
+                          else tr("({nnz} stored entries: index → value)", nnz=nnz))
 
     def _fill_sample(self, panel: ArrayPanel, summary: dict[str, Any]) -> None:
         sample = np.asarray(summary["values"]).reshape(-1)
@@ -699,7 +728,7 @@ class TensorInspector(QWidget):
             return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat[row], shape)) + "]"
 
         panel.show_array(sample[:, None], None, 1, row_name, flat)
-        panel.set_caption("(evenly spaced sample)")
+        panel.set_caption(tr("(evenly spaced sample)"))
 
     def _on_slices_changed(self) -> None:
         self._render()

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit, QVBoxLayout, QWidget
 
+from app.i18n import N_, tr
 from app.run import Run
 from widgets.timeline_bar import TimelineBar
 
@@ -24,31 +25,35 @@ RECORDING_REFRESH_MS = 150
 
 def describe_diff(diff: dict[str, Any], first: int, second: int) -> str:
     """A readable account of :meth:`History.diff` between two pauses."""
-    lines = [f"From step {first + 1} to step {second + 1}:"]
+    lines = [tr("From step {first} to step {second}:", first=first + 1, second=second + 1)]
+    labels = {("vars", "added"): N_("new variables"), ("vars", "removed"): N_("gone variables"),
+              ("vars", "changed"): N_("changed variables"), ("globals", "added"): N_("new globals"),
+              ("globals", "removed"): N_("gone globals"), ("globals", "changed"): N_("changed globals")}
     for scope in ("vars", "globals"):
         part = diff.get(scope, {})
-        for key, label in (("added", "new"), ("removed", "gone"), ("changed", "changed")):
+        for key in ("added", "removed", "changed"):
             if part.get(key):
-                lines.append(f"  {label} {'variables' if scope == 'vars' else 'globals'}: {', '.join(part[key])}")
+                lines.append(f"  {tr(labels[scope, key])}: {', '.join(part[key])}")
     for tensor in diff.get("tensors", []):
         what = []
         if tensor.get("values_changed"):
-            what.append("values")
+            what.append(tr("values"))
         before, after = tensor.get("grad_fn", [None, None])
         if before != after:
             what.append(f"grad_fn {before} → {after}")
         if tensor.get("grad_changed"):
             what.append(".grad")
         if what:
-            lines.append(f"  tensor {tensor['name']}: {', '.join(what)}")
+            lines.append("  " + tr("tensor {name}: {what}", name=tensor["name"], what=", ".join(what)))
     graph = diff.get("graph", {})
     if graph.get("added"):
         names = [node["name"] for node in graph["added"]]
-        lines.append(f"  graph nodes added: {len(names)} ({', '.join(names[:12])}{'…' if len(names) > 12 else ''})")
+        lines.append("  " + tr("graph nodes added: {n} ({names})", n=len(names),
+                               names=", ".join(names[:12]) + ("…" if len(names) > 12 else "")))
     if graph.get("removed"):
-        lines.append(f"  graph nodes removed: {len(graph['removed'])}")
+        lines.append("  " + tr("graph nodes removed: {n}", n=len(graph["removed"])))
     if len(lines) == 1:
-        lines.append("  nothing changed")
+        lines.append("  " + tr("nothing changed"))
     return "\n".join(lines)
 
 
@@ -139,7 +144,7 @@ class TimeTravel(QObject):
             return
         text = describe_diff(diff, self.run.viewing, self.run.live_index)
         dialog = QDialog(self._parent)
-        dialog.setWindowTitle("What changed since this step")
+        dialog.setWindowTitle(tr("What changed since this step"))
         view = QPlainTextEdit(text, dialog)
         view.setReadOnly(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.i18n import tr
+
 #: Tick colours by the reason a pause is marked.
 MARK_COLOURS = {"breakpoint": "#d32f2f", "exception": "#8e24aa", "post_mortem": "#8e24aa", "watch": "#ef6c00",
                 "action": "#1e88e5"}
@@ -77,10 +79,8 @@ class TimelineBar(QWidget):
         self.label = QLabel(self)
         self.label.setMinimumWidth(110)
         self.compare_button = QToolButton(self)
-        self.compare_button.setText("Diff with live")
-        self.compare_button.setToolTip("List the names, tensors and graph nodes that changed since this pause")
         self.live_button = QToolButton(self)
-        self.live_button.setText("Go to live")
+        self.retranslate()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.back_button)
@@ -99,6 +99,14 @@ class TimelineBar(QWidget):
         self.live_button.clicked.connect(self.live_requested)
         self.compare_button.clicked.connect(self.compare_requested)
         self.clear()
+
+    def retranslate(self) -> None:
+        """Set the buttons' and the label's texts again, in the current language."""
+        self.compare_button.setText(tr("Diff with live"))
+        self.compare_button.setToolTip(tr("List the names, tensors and graph nodes that changed since this pause"))
+        self.live_button.setText(tr("Go to live"))
+        if hasattr(self, "_recording"):
+            self._refresh()
 
     def clear(self) -> None:
         """No run yet: an empty timeline."""
@@ -147,19 +155,21 @@ class TimelineBar(QWidget):
         self.slider.blockSignals(False)
         total = self._live + 1
         if self._live < self._first:
-            text = "no steps recorded yet"
+            text = tr("no steps recorded yet")
         elif self._recording:
-            text = f"recording… {total:,} steps"
+            text = tr("recording… {n} steps", n=f"{total:,}")
         elif self.is_past():
-            text = f"step {self._shown + 1:,} of {total:,} (past)"
+            text = tr("step {step} of {total} (past)", step=f"{self._shown + 1:,}", total=f"{total:,}")
+        elif self._finished:
+            text = tr("step {step} of {total} (finished)", step=f"{total:,}", total=f"{total:,}")
         else:
-            text = f"step {total:,} of {total:,} ({'finished' if self._finished else 'live'})"
+            text = tr("step {step} of {total} (live)", step=f"{total:,}", total=f"{total:,}")
         if self._dropped:
-            text += f" · {self._dropped:,} oldest dropped"
+            text += " · " + tr("{n} oldest dropped", n=f"{self._dropped:,}")
         self.label.setText(text)
         self.label.setToolTip("" if not self._dropped else
-                              "The oldest steps were dropped to keep the history within its memory budget "
-                              "(Run > History Budget).")
+                              tr("The oldest steps were dropped to keep the history within its memory budget "
+                                 "(Run > History Budget)."))
         past = self.is_past()
         self.live_button.setEnabled(past)
         self.compare_button.setEnabled(past)

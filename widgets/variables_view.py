@@ -33,19 +33,23 @@ from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, 
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
+from app.i18n import N_, tr
+
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
-HEADERS = ["Name", "Value", "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad", "_version"]
+#: Column headers: "Name" and "Value" are words (translated when shown), the others PyTorch's names.
+HEADERS = [N_("Name"), N_("Value"), "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad",
+           "_version"]
 HEADER_TIPS = [
-    "the variable, or the expression that reaches an item inside it",
-    "a one-line summary: type, shape, dtype, mean μ and spread σ, the first values",
-    "the size of each dimension",
-    "the type of each element",
-    "where the values live (cpu memory or a GPU)",
-    "whether autograd records the operations done with this tensor",
-    "whether this tensor was created directly rather than computed from others",
-    "the autograd node that produced this tensor",
-    "what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf",
-    "how many times the tensor was changed in place",
+    N_("the variable, or the expression that reaches an item inside it"),
+    N_("a one-line summary: type, shape, dtype, mean μ and spread σ, the first values"),
+    N_("the size of each dimension"),
+    N_("the type of each element"),
+    N_("where the values live (cpu memory or a GPU)"),
+    N_("whether autograd records the operations done with this tensor"),
+    N_("whether this tensor was created directly rather than computed from others"),
+    N_("the autograd node that produced this tensor"),
+    N_("what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf"),
+    N_("how many times the tensor was changed in place"),
 ]
 INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
 #: The grad-state columns come right after the name, before the value, so a pane as narrow as
@@ -76,20 +80,22 @@ MARK_VIOLET = QColor("#7c3aed")
 ALARM_RED = QColor("#c62828")
 
 TIPS = {
-    (REQUIRES_GRAD, True): "autograd records operations on this tensor so gradients can flow back to it",
-    (REQUIRES_GRAD, False): "autograd does not track this tensor, so no gradient will flow back to it",
-    (IS_LEAF, True): "created by you, not by an operation: backward() stores its gradient in .grad",
-    (IS_LEAF, False): "computed by an operation: backward() passes its gradient on to the leaves instead of keeping it",
-    (GRAD_FN, True): "the autograd node that made this tensor; backward() starts here",
-    (GRAD_FN, False): "no grad_fn: this tensor was not produced by a recorded operation",
-    (GRAD, "has grad"): ".grad holds the gradient that backward() accumulated into this tensor",
-    (GRAD, "none"): "no .grad yet: it appears once backward() reaches this leaf",
-    (GRAD, "not tracked"): "no .grad: the tensor does not require grad, so backward() never reaches it",
-    (GRAD, "non-leaf"): "non-leaf: .grad is not kept unless retain_grad() was called",
-    (GRAD, "retains grad"): "retain_grad() was called: this non-leaf keeps its .grad after backward()",
-    VERSION: "_version counts in-place changes; autograd uses it to catch a saved tensor modified before backward()",
-    DEVICE: "where the values live",
-    DTYPE: "the type of each element",
+    (REQUIRES_GRAD, True): N_("autograd records operations on this tensor so gradients can flow back to it"),
+    (REQUIRES_GRAD, False): N_("autograd does not track this tensor, so no gradient will flow back to it"),
+    (IS_LEAF, True): N_("created by you, not by an operation: backward() stores its gradient in .grad"),
+    (IS_LEAF, False): N_("computed by an operation: backward() passes its gradient on to the leaves instead of "
+                         "keeping it"),
+    (GRAD_FN, True): N_("the autograd node that made this tensor; backward() starts here"),
+    (GRAD_FN, False): N_("no grad_fn: this tensor was not produced by a recorded operation"),
+    (GRAD, "has grad"): N_(".grad holds the gradient that backward() accumulated into this tensor"),
+    (GRAD, "none"): N_("no .grad yet: it appears once backward() reaches this leaf"),
+    (GRAD, "not tracked"): N_("no .grad: the tensor does not require grad, so backward() never reaches it"),
+    (GRAD, "non-leaf"): N_("non-leaf: .grad is not kept unless retain_grad() was called"),
+    (GRAD, "retains grad"): N_("retain_grad() was called: this non-leaf keeps its .grad after backward()"),
+    VERSION: N_("_version counts in-place changes; autograd uses it to catch a saved tensor modified before "
+                "backward()"),
+    DEVICE: N_("where the values live"),
+    DTYPE: N_("the type of each element"),
 }
 
 
@@ -173,44 +179,44 @@ def _same_values(old: dict[str, Any], new: dict[str, Any]) -> bool:
 def _tensor_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     changes = []
     if old.get("id") == new.get("id") and old["version"] != new["version"]:
-        changes.append(f"changed in place (_version {new['version']})")
+        changes.append(tr("changed in place (_version {version})", version=new["version"]))
     elif not _same_values(old, new):
-        changes.append("new value")
+        changes.append(tr("new value"))
     if old["grad_fn"] != new["grad_fn"]:
-        changes.append(f"new grad_fn: {new['grad_fn']}")
+        changes.append(tr("new grad_fn: {grad_fn}", grad_fn=new["grad_fn"]))
     if old["requires_grad"] != new["requires_grad"]:
-        changes.append("requires_grad turned " + ("on" if new["requires_grad"] else "off"))
+        changes.append(tr("requires_grad turned on") if new["requires_grad"] else tr("requires_grad turned off"))
     old_grad, new_grad = old.get("grad"), new.get("grad")
     if old_grad is None and new_grad is not None:
-        changes.append(".grad appeared")
+        changes.append(tr(".grad appeared"))
     elif old_grad is not None and new_grad is None:
-        changes.append(".grad was cleared")
+        changes.append(tr(".grad was cleared"))
     elif old_grad is not None and new_grad is not None and old_grad is not new_grad \
             and not _same_values(old_grad, new_grad):
-        changes.append(".grad changed")
+        changes.append(tr(".grad changed"))
     return changes
 
 
 def describe_change(old: dict[str, Any] | None, new: dict[str, Any], child: bool = False) -> str:
     """What changed between two summaries of the same name, in words; '' when nothing did."""
     if old is None:
-        return "new item" if child else "new name"
+        return tr("new item") if child else tr("new name")
     if old is new:
         return ""
     if old.get("type") != new.get("type"):
-        return f"new value (now a {new.get('type')})"
+        return tr("new value (now a {type})", type=new.get("type"))
     if is_tensor(new):
         return "; ".join(_tensor_change(old, new))
     if new.get("module"):
         return "" if old.get("training") == new.get("training") else \
-            "switched to " + ("train()" if new.get("training") else "eval()") + " mode"
+            tr("switched to {mode} mode", mode="train()" if new.get("training") else "eval()")
     if "items" in new:
         if old.get("length") != new.get("length"):
-            return f"now {new.get('length')} items"
-        return "" if new["items"] or old.get("repr") == new.get("repr") else "new value"
+            return tr("now {n} items", n=new.get("length"))
+        return "" if new["items"] or old.get("repr") == new.get("repr") else tr("new value")
     if new.get("type") == "PackedSequence":
         return ""
-    return "" if (old.get("repr"), old.get("value")) == (new.get("repr"), new.get("value")) else "new value"
+    return "" if (old.get("repr"), old.get("value")) == (new.get("repr"), new.get("value")) else tr("new value")
 
 
 class _Node:
@@ -422,7 +428,8 @@ class VariablesModel(QAbstractItemModel):
             node.change = describe_change(self._previous.get(path), summary, child)
             inside = [c.name for c in node.children if c.change]
             if not node.change and inside:
-                node.change = "changed inside: " + ", ".join(inside[:3]) + (", …" if len(inside) > 3 else "")
+                names = ", ".join(inside[:3]) + (", …" if len(inside) > 3 else "")
+                node.change = tr("changed inside: {names}", names=names)
         return node
 
     def _apply_filter(self, root: _Node) -> None:
@@ -474,9 +481,9 @@ class VariablesModel(QAbstractItemModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return HEADERS[section]
+            return tr(HEADERS[section]) if section in (NAME, VALUE) else HEADERS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return HEADER_TIPS[section]
+            return tr(HEADER_TIPS[section])
         return None
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -526,7 +533,8 @@ class VariablesModel(QAbstractItemModel):
             return None
         tip = self._cell_tip(node, summary, column)
         if node.change:
-            tip = f"{tip}\n\nChanged since the last pause: {node.change}" if tip else f"Changed: {node.change}"
+            tip = tr("{tip}\n\nChanged since the last pause: {change}", tip=tip, change=node.change) if tip \
+                else tr("Changed: {change}", change=node.change)
         return tip or None
 
     def _cell_tip(self, node: _Node, summary: dict[str, Any], column: int) -> str:
@@ -537,34 +545,35 @@ class VariablesModel(QAbstractItemModel):
         if column == VALUE:
             return self._value_tip(summary)
         if column == SHAPE:
-            return f"the size of each dimension: {summary['numel']:,} values, {summary['nbytes']:,} bytes"
+            return tr("the size of each dimension: {n} values, {bytes} bytes", n=f"{summary['numel']:,}",
+                      bytes=f"{summary['nbytes']:,}")
         if column in (REQUIRES_GRAD, IS_LEAF):
-            return TIPS[column, bool(summary[HEADERS[column]])]
+            return tr(TIPS[column, bool(summary[HEADERS[column]])])
         if column == GRAD_FN:
-            return TIPS[GRAD_FN, summary["grad_fn"] is not None]
+            return tr(TIPS[GRAD_FN, summary["grad_fn"] is not None])
         if column == GRAD:
             state = node.cells[GRAD]
-            return TIPS[GRAD, "not tracked" if state == "none" and not summary["requires_grad"] else state]
-        return TIPS.get(column, "")
+            return tr(TIPS[GRAD, "not tracked" if state == "none" and not summary["requires_grad"] else state])
+        return tr(TIPS[column]) if column in TIPS else ""
 
     def _value_tip(self, summary: dict[str, Any]) -> str:
         lines = []
         if summary.get("is_parameter"):
-            lines.append("a Parameter: a tensor a module registered as something to learn")
+            lines.append(tr("a Parameter: a tensor a module registered as something to learn"))
         if summary.get("min") is not None:
-            lines.append(f"min {summary['min']:.6g}   max {summary['max']:.6g}   "
-                         f"mean μ {summary['mean']:.6g}   std σ {summary['std']:.6g}")
+            lines.append(tr("min {min}   max {max}   mean μ {mean}   std σ {std}", min=f"{summary['min']:.6g}",
+                            max=f"{summary['max']:.6g}", mean=f"{summary['mean']:.6g}", std=f"{summary['std']:.6g}"))
         if summary.get("nan"):
-            lines.append(f"{summary['nan']} values are NaN (not a number): a 0/0, inf − inf or log of a negative "
-                         "happened upstream")
+            lines.append(tr("{n} values are NaN (not a number): a 0/0, inf − inf or log of a negative "
+                            "happened upstream", n=summary["nan"]))
         if summary.get("inf"):
-            lines.append(f"{summary['inf']} values are infinite: something overflowed or divided by zero")
+            lines.append(tr("{n} values are infinite: something overflowed or divided by zero", n=summary["inf"]))
         if summary.get("why_no_values"):
             lines.append(summary["why_no_values"])
         if summary.get("stats_sampled"):
-            lines.append("large view: statistics (≈) come from a sample of its values, the preview is left out")
+            lines.append(tr("large view: statistics (≈) come from a sample of its values, the preview is left out"))
         elif summary.get("sampled"):
-            lines.append("large tensor: statistics cover every value, the preview is left out")
+            lines.append(tr("large tensor: statistics cover every value, the preview is left out"))
         return "\n".join(lines)
 
 
@@ -587,7 +596,7 @@ class VariablesView(QWidget):
         self.model = VariablesModel(self)
         self._filter = QLineEdit(self)
         self._filter.setObjectName("variables_filter")
-        self._filter.setPlaceholderText("Filter by name")
+        self._filter.setPlaceholderText(tr("Filter by name"))
         self._filter.setClearButtonEnabled(True)
         self._tree = QTreeView(self)
         self._tree.setObjectName("variables_tree")
@@ -613,7 +622,7 @@ class VariablesView(QWidget):
         self.column_menu = QMenu(self)
         self.column_menu.setObjectName("column_menu")
         for column, title in enumerate(HEADERS[1:], start=1):
-            action = QAction(title, self.column_menu, checkable=True, checked=True)
+            action = QAction(tr(title) if column == VALUE else title, self.column_menu, checkable=True, checked=True)
             action.setData(column)
             action.toggled.connect(lambda on, c=column: self._on_column_action_toggled(c, on))
             self.column_menu.addAction(action)
@@ -655,6 +664,14 @@ class VariablesView(QWidget):
             False when the variables belong to another frame or another run: nothing is marked changed.
         """
         self._keep_place(lambda: self.model.set_snapshot(variables, globals_, same_frame))
+
+    def retranslate(self) -> None:
+        """Show the headers, the filter's placeholder and the tooltips in the current language."""
+        self._filter.setPlaceholderText(tr("Filter by name"))
+        for action in self.column_menu.actions():
+            if action.data() == VALUE:
+                action.setText(tr(HEADERS[VALUE]))
+        self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(HEADERS) - 1)
 
     def clear(self) -> None:
         """Show no variables (the run ended or restarted)."""

@@ -23,6 +23,8 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QTreeView, QVBoxLayout, QWidget
 
+from app.i18n import N_, error_texts, tr
+
 #: Tensors with at most this many elements show their values inline instead of μ/σ.
 INLINE_VALUES = 4
 
@@ -87,7 +89,7 @@ def summary_line(summary: dict[str, Any]) -> str:
     elif summary.get("requires_grad"):
         parts.append("requires_grad")
     if summary.get("grad") is not None:
-        parts.append("has .grad")
+        parts.append(tr("has .grad"))
     return " ".join(parts)
 
 
@@ -137,7 +139,7 @@ class WatchModel(QAbstractTableModel):
     """
 
     EXPRESSION, VALUE, STOP = range(3)
-    _HEADERS = ("Expression", "Value", "Stop on change")
+    _HEADERS = (N_("Expression"), N_("Value"), N_("Stop on change"))
 
     edited = Signal()
     """The learner edited an expression in place."""
@@ -159,9 +161,9 @@ class WatchModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._HEADERS[section]
+            return tr(self._HEADERS[section])
         if role == Qt.ItemDataRole.ToolTipRole and section == self.STOP:
-            return "Stop a running lesson when this value changes"
+            return tr("Stop a running lesson when this value changes")
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -180,7 +182,7 @@ class WatchModel(QAbstractTableModel):
         if column == self.STOP and role == Qt.ItemDataRole.CheckStateRole:
             return Qt.CheckState.Checked if watch.stop_on_change else Qt.CheckState.Unchecked
         if column == self.STOP and role == Qt.ItemDataRole.ToolTipRole:
-            return "Stop a running lesson when this value changes"
+            return tr("Stop a running lesson when this value changes")
         if column != self.VALUE:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -198,13 +200,13 @@ class WatchModel(QAbstractTableModel):
 
     def _tooltip(self, watch: _Watch) -> str:
         if watch.result is None:
-            return "Evaluated at the next pause"
+            return tr("Evaluated at the next pause")
         lines = [_result_text(watch.result)]
-        explanation = (watch.result.get("error") or {}).get("explanation")
+        explanation = error_texts(watch.result["error"])[0] if watch.result.get("error") else None
         if explanation:
             lines.append(explanation)
         if watch.changed:
-            lines.append("Changed since the previous pause.")
+            lines.append(tr("Changed since the previous pause."))
         return "\n".join(lines)
 
     def setData(
@@ -290,19 +292,18 @@ class WatchView(QWidget):
         header.setSectionResizeMode(WatchModel.STOP, QHeaderView.ResizeMode.ResizeToContents)
         header.resizeSection(WatchModel.EXPRESSION, 140)
 
-        self.edit_action = QAction("Edit expression", self)
+        self.edit_action = QAction(self)
         self.edit_action.setShortcut(QKeySequence(Qt.Key.Key_F2))
         self.edit_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
-        self.remove_action = QAction("Remove", self)
+        self.remove_action = QAction(self)
         self.remove_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         self.remove_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
         self.tree.addActions([self.edit_action, self.remove_action])
 
         self.entry = QLineEdit(self)
-        self.entry.setPlaceholderText("Add a watch expression, e.g. w.grad")
         self.entry.setClearButtonEnabled(True)
-        self.add_button = QPushButton("Add", self)
-        self.add_button.setToolTip("Watch this expression; it is evaluated at every pause")
+        self.add_button = QPushButton(self)
+        self.retranslate()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.entry, 1)
@@ -321,6 +322,15 @@ class WatchView(QWidget):
         self.model.edited.connect(self._on_model_edited)
         self.model.stop_toggled.connect(self._on_model_stop_toggled)
 
+
+    def retranslate(self) -> None:
+        """Set the entry's, the buttons' and the headers' texts again, in the current language."""
+        self.edit_action.setText(tr("Edit expression"))
+        self.remove_action.setText(tr("Remove"))
+        self.entry.setPlaceholderText(tr("Add a watch expression, e.g. {example}", example="w.grad"))
+        self.add_button.setText(tr("Add"))
+        self.add_button.setToolTip(tr("Watch this expression; it is evaluated at every pause"))
+        self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.model.columnCount() - 1)
     def expressions(self) -> list[str]:
         """Every watch expression, in display order."""
         return [w.expression for w in self.model.watches]

@@ -22,6 +22,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from app.i18n import N_
 from app.lesson.autograd_graph import find_tensors, node_id, node_kind, reachable_nodes, released
 from app.lesson.engine_reads import learner_code
 from app.lesson.summaries import Summarizer, node_name
@@ -44,58 +45,58 @@ _KNOWN = (
     _Known(
         re.compile(r"backward through the graph a second time"),
         "09_retain_graph",
-        "Each operation saved the tensors it needs for its derivative, and backward frees them as soon as "
-        "it has used them, to give the memory back. This graph was already walked by a backward (or "
-        "autograd.grad), so its saved tensors are gone and it cannot be walked again.",
-        "Pass retain_graph=True to the first backward() or autograd.grad() if you need a second pass, "
-        "or run the forward computation again to record a fresh graph.",
+        N_("Each operation saved the tensors it needs for its derivative, and backward frees them as soon as "
+           "it has used them, to give the memory back. This graph was already walked by a backward (or "
+           "autograd.grad), so its saved tensors are gone and it cannot be walked again."),
+        N_("Pass retain_graph=True to the first backward() or autograd.grad() if you need a second pass, "
+           "or run the forward computation again to record a fresh graph."),
     ),
     _Known(
         re.compile(r"grad can be implicitly created only for scalar outputs"),
         "07_backward",
-        "backward() with no argument starts from d(root)/d(root) = 1, which only makes sense when the root "
-        "is a single number. This root has several elements, so PyTorch must be told how much each one "
-        "counts: the vector of a vector-Jacobian product.",
-        "Reduce the root to one number first (y.sum(), y.mean()), or pass gradient=torch.ones_like(y) "
-        "(or any tensor shaped like y).",
+        N_("backward() with no argument starts from d(root)/d(root) = 1, which only makes sense when the root "
+           "is a single number. This root has several elements, so PyTorch must be told how much each one "
+           "counts: the vector of a vector-Jacobian product."),
+        N_("Reduce the root to one number first (y.sum(), y.mean()), or pass gradient=torch.ones_like(y) "
+           "(or any tensor shaped like y)."),
     ),
     _Known(
         re.compile(r"modified by an inplace operation: (?P<tensor>\[.*?\]), which is output \d+ of \w+, "
                    r"is at version (?P<found>\d+); expected version (?P<expected>\d+)"),
         "11_inplace_version",
-        "An operation saved the tensor {tensor} for its backward when the tensor's version counter was "
-        "{expected}. An in-place operation (a method ending in _, +=, x[...] = ...) changed it afterwards and "
-        "its version is now {found}, so the derivative would use the wrong values: PyTorch refuses.",
-        "Use the out-of-place form (x = x + 1 instead of x += 1, torch.relu(x) instead of x.relu_()), or "
-        "modify a clone() and leave the saved tensor alone.",
+        N_("An operation saved the tensor {tensor} for its backward when the tensor's version counter was "
+           "{expected}. An in-place operation (a method ending in _, +=, x[...] = ...) changed it afterwards and "
+           "its version is now {found}, so the derivative would use the wrong values: PyTorch refuses."),
+        N_("Use the out-of-place form (x = x + 1 instead of x += 1, torch.relu(x) instead of x.relu_()), or "
+           "modify a clone() and leave the saved tensor alone."),
     ),
     _Known(
         re.compile(r"does not require grad|can't retain_grad on Tensor that has requires_grad=False"),
         "05_requires_grad",
-        "Autograd only records operations on tensors that require grad (created with requires_grad=True, "
-        "or computed from one outside torch.no_grad()). This tensor was never recorded, so there is no "
-        "graph to differentiate through it.",
-        "Create the leaf with requires_grad=True (or call .requires_grad_() on it) before computing from "
-        "it, and keep that computation out of torch.no_grad().",
+        N_("Autograd only records operations on tensors that require grad (created with requires_grad=True, "
+           "or computed from one outside torch.no_grad()). This tensor was never recorded, so there is no "
+           "graph to differentiate through it."),
+        N_("Create the leaf with requires_grad=True (or call .requires_grad_() on it) before computing from "
+           "it, and keep that computation out of torch.no_grad()."),
     ),
     _Known(
         re.compile(r"is not a leaf Tensor is being accessed"),
         "07_backward",
-        "Only leaf tensors (the ones you created with requires_grad=True) keep a .grad. This tensor was "
-        "computed by an operation: backward passes its gradient on towards the leaves without storing it "
-        "here, so its .grad is None.",
-        "Call .retain_grad() on it before backward() to keep its gradient, or read the .grad of the leaf.",
+        N_("Only leaf tensors (the ones you created with requires_grad=True) keep a .grad. This tensor was "
+           "computed by an operation: backward passes its gradient on towards the leaves without storing it "
+           "here, so its .grad is None."),
+        N_("Call .retain_grad() on it before backward() to keep its gradient, or read the .grad of the leaf."),
     ),
     _Known(
         re.compile(r"appears to not have been used in the graph"),
         "08_autograd_grad",
-        "autograd.grad was asked for a gradient with respect to a tensor the outputs do not depend on: no "
-        "path in the graph leads from the outputs to it.",
-        "Check that the outputs are computed from this input, or pass allow_unused=True to get None for it.",
+        N_("autograd.grad was asked for a gradient with respect to a tensor the outputs do not depend on: no "
+           "path in the graph leads from the outputs to it."),
+        N_("Check that the outputs are computed from this input, or pass allow_unused=True to get None for it."),
     ),
 )
 
-_GENERIC = (
+_GENERIC = N_(
     "The request raised this error; the message above is Python's or PyTorch's own. The lesson is still "
     "paused and can go on."
 )
@@ -114,8 +115,11 @@ def explain(problem: BaseException | Warning | str, kind: str | None = None) -> 
     Returns
     -------
     dict
-        ``{"type", "message", "explanation", "fix", "lesson", "versions"}``; ``versions`` is
+        ``{"type", "message", "explanation", "fix", "lesson", "versions", "texts"}``; ``versions`` is
         ``{"found", "expected"}`` for an in-place modification of a saved tensor, else None.
+        ``explanation`` and ``fix`` are in English; ``texts`` is ``{"explanation", "fix", "fields"}``,
+        their English templates (the message ids of :mod:`app.i18n`) and the fields that fill them,
+        so the app shows them in the learner's language (and again after a change of language).
     """
     message = str(problem)
     result = {
@@ -125,12 +129,14 @@ def explain(problem: BaseException | Warning | str, kind: str | None = None) -> 
         "fix": None,
         "lesson": None,
         "versions": None,
+        "texts": {"explanation": _GENERIC, "fix": None, "fields": {}},
     }
     for known in _KNOWN:
         match = known.pattern.search(message)
         if match:
             groups = match.groupdict()
-            result.update(explanation=known.explanation.format(**groups), fix=known.fix, lesson=known.lesson)
+            result.update(explanation=known.explanation.format(**groups), fix=known.fix, lesson=known.lesson,
+                          texts={"explanation": known.explanation, "fix": known.fix, "fields": groups})
             if "found" in groups:
                 result["versions"] = {"found": int(groups["found"]), "expected": int(groups["expected"])}
             break

@@ -1,0 +1,171 @@
+"""In 中文 the whole window is Chinese, in every state a lesson passes through; back in English it is English again."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPlainTextEdit,
+    QTabBar,
+    QTableView,
+    QTreeView,
+    QWidget,
+)
+
+from app.session import ENDED, PAUSED
+from tests.conftest import line_of
+
+LESSON = """\
+import torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = (x * x).sum()
+z = y * 2
+print("done")
+raise ValueError("boom")
+"""
+
+#: Words that stay as they are in Chinese: PyTorch's and Python's names, keys, the app's name.
+ALLOWED = {
+    "torch", "autograd", "grad", "backward", "PyTorch", "Python", "GradStep", "README", "None", "True", "False",
+    "Ctrl", "Shift", "Alt", "Enter", "MB", "PNG", "SVG", "CPU", "GPU", "UTF", "NaN", "Inf", "English",
+    "no_grad", "inference_mode", "retain_graph", "create_graph", "allow_unused", "grad_outputs", "outputs",
+    "inputs", "gradient", "requires_grad", "is_leaf", "grad_fn", "shape", "dtype", "device", "Function",
+    "ones_like", "root", "leaf", "sum", "AccumulateGrad", "Parameter", "await", "yield", "meta", "nnz",
+    "train", "eval", "markdown", "py", "ValueError", "RuntimeError", "Error", "x", "y", "z", "v", "e", "g", "d",
+    "Traceback", "lesson", "line", "tensor", "float32",
+}
+#: Widgets whose text is the lesson's own (its code, notes, titles, output) or PyTorch's, not the app's.
+OWN_TEXT = ("code_view", "notes_view", "lesson_browser", "console", "error_message")
+
+
+def english_words(text: str) -> list[str]:
+    """The words of ``text`` that are English prose: not code, identifiers, names, numbers or file names."""
+    # menu accelerators (文件(&F)), a quoted comment ('# predict:'), shortcuts (Ctrl+Shift+F10)
+    text = re.sub(r"\(&?[A-Za-z]\)|&(?=\w)|'#[^']*'|(?:Ctrl|Shift|Alt)\+[\w+]+", "", text)
+    text = re.sub(r"<code>.*?</code>|`[^`]*`|<[^>]+>|&\w+;", " ", text)
+    code = re.compile(r"\b\S+\.py\b|\b[\w.]+\(\)?|\b\w*[_.\d]\w*\b")  # file names, calls, identifiers
+    text = code.sub(lambda m: " " if re.search(r"[_.\d(]", m[0]) else m[0], text)
+    words = re.findall(r"[A-Za-z][A-Za-z']*", text)
+    return [w for w in words if w not in ALLOWED and not re.fullmatch(r"F\d+|[A-Z][a-z]+[A-Z]\w*", w)]
+
+
+def own_text(widget: QWidget, window) -> bool:
+    owners = [getattr(window, name, None) for name in OWN_TEXT]
+    while widget is not None:
+        if widget in owners or widget.objectName() in OWN_TEXT:
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
+def visible_texts(window) -> list[tuple[str, str]]:
+    """(where, text) for every text the learner can see or hover in the window, its menus included."""
+    found: list[tuple[str, str]] = [("window title", window.windowTitle())]
+    for widget in window.findChildren(QWidget):
+        if not widget.isVisibleTo(window) or own_text(widget, window):
+            continue
+        where = f"{type(widget).__name__} {widget.objectName()}"
+        found.append((f"{where} tooltip", widget.toolTip()))
+        if isinstance(widget, (QLabel, QAbstractButton)):
+            found.append((where, widget.text()))
+        if isinstance(widget, QLineEdit):
+            found.append((f"{where} placeholder", widget.placeholderText()))
+        if isinstance(widget, QPlainTextEdit) and widget.objectName() == "graph_details":
+            found.append((where, widget.toPlainText() or widget.placeholderText()))
+        if isinstance(widget, QDockWidget):
+            found.append((where, widget.windowTitle()))
+        if isinstance(widget, QTabBar):
+            found += [(f"{where} tab", widget.tabText(i)) for i in range(widget.count())]
+        if isinstance(widget, (QTableView, QTreeView)) and widget.model() is not None:
+            model = widget.model()
+            found += [(f"{where} header", str(model.headerData(c, _horizontal()) or ""))
+                      for c in range(model.columnCount(QModelIndex()))]
+
+    def walk(actions, path):
+        for action in actions:
+            found.extend([(f"{path} > {action.text()}", action.text()), (f"{path} tooltip", action.toolTip())])
+            if action.menu() is not None:
+                walk(action.menu().actions(), f"{path} > {action.text()}")
+
+    walk(window.menuBar().actions(), "menu")
+    walk(window.toolbar.actions(), "toolbar")
+    for menu in window.findChildren(QMenu):
+        walk(menu.actions(), "menu")
+    return [(where, text) for where, text in found if text]
+
+
+def _horizontal():
+    from PySide6.QtCore import Qt
+
+    return Qt.Orientation.Horizontal
+
+
+def english_in(window) -> dict[str, list[str]]:
+    return {where: words for where, text in visible_texts(window) if (words := english_words(text))}
+
+
+def assert_chinese(window, state: str) -> None:
+    english = english_in(window)
+    assert english == {}, f"{state}: English texts on screen: {english}"
+
+
+def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_back(window_on, qtbot):
+    window = window_on(LESSON)
+    window.set_language("zh")
+    assert_chinese(window, "idle")
+
+    window.step_over()
+    qtbot.waitUntil(lambda: window.session.state == PAUSED, timeout=30_000)
+    window.run_to_cursor_line = line_of(window.path, "z = y * 2")
+    window.code_view.go_to_line(window.run_to_cursor_line)
+    window.run_to_cursor()
+    qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live["line"] == 5, timeout=30_000)
+    window.docks["backward"].raise_()
+    assert_chinese(window, "paused")
+
+    # a teaching card: backward() twice on a graph without retain_graph
+    panel = window.backward_panel
+    panel.root_combo.setCurrentText("y")
+    panel.backward_button.click()
+    qtbot.waitUntil(lambda: panel.results_title.isVisible(), timeout=30_000)
+    panel.backward_button.click()
+    qtbot.waitUntil(lambda: panel.card.isVisible(), timeout=30_000)
+    assert "第 09 课" in panel.card.lesson_link.text()
+    assert "retain_graph=True" in panel.card.fix.text()
+    panel.step_forward()
+    window.graph_view.select_node(next(iter(window.graph_view._drawn)))
+    assert_chinese(window, "teaching card")
+
+    window.step_back()
+    qtbot.waitUntil(lambda: window.run.viewing is not None)
+    assert "正在查看过去" in window.state_label.text()
+    assert_chinese(window, "a past step")
+
+    window.go_live()
+    window.start_or_continue()
+    qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live.get("post_mortem"), timeout=30_000)
+    assert "ValueError" in window.state_label.text() and "错误" in window.state_label.text()
+    assert_chinese(window, "post-mortem")
+
+    window.start_or_continue()
+    qtbot.waitUntil(lambda: window.session.state == ENDED and window.run.ended is not None, timeout=30_000)
+    assert "因错误而停止" in window.state_label.text()
+    assert_chinese(window, "ended")
+
+    window.set_language("en")
+    assert len(english_in(window)) > 50  # the same walk finds the English texts: it does look at them
+    assert window.menus["file"].title() == "&File"
+    assert window.docks["graph"].windowTitle() == "Autograd graph"
+    assert window.act_step_over.text() == "Step &Over"
+    assert window.state_label.text().startswith("Stopped by an error: ValueError on line 7")
+    assert panel.state_label.text().startswith("The run has ended")
+    assert "Fix:" in panel.card.fix.text()
+    assert not re.search("[\u4e00-\u9fff]", " ".join(text for _, text in visible_texts(window)
+                                                    if "English" not in text and "简体中文" not in text))
