@@ -46,23 +46,36 @@ def grad_at_points(fn):
 # [en]
 # ## What autograd returns where there is no derivative
 # `abs` and `relu` have a kink at 0: no slope there, only a range of slopes that would fit.
-# PyTorch picks 0 for both, so their gradient at 0 is a plain 0, never NaN.
-#
-# `sqrt` is different: at 0 its slope is infinite, so the gradient is `inf`, and at -1 the
-# value itself is NaN and so is its gradient. Step over the three lines and compare
-# `abs_grad`, `relu_grad` and `sqrt_grad` in the Variables view: the NaN and inf counts
-# show up in each row.
+# `grad_at_points` differentiates at `POINTS` = [-1, 0, 4], so entry 1 of each gradient is
+# the one at 0. Before the `abs_grad` line runs, GradStep asks what autograd returns there.
 # [zh]
 # ## 在没有导数的地方，自动求导返回什么
 # `abs` 和 `relu` 在 0 处有一个拐点：那里没有确定的斜率，只有一段都说得通的斜率。
-# PyTorch 对这两者都取 0，所以它们在 0 处的梯度就是 0，不会是 NaN。
+# `grad_at_points` 在 `POINTS` = [-1, 0, 4] 处求导，所以每个梯度的第 1 个元素就是 0 处的值。
+# 在 `abs_grad` 那一行运行之前，GradStep 会问你自动求导在那里返回什么。
+
+# %%
+abs_grad = grad_at_points(torch.abs)  # predict: abs_grad[1].item() | -1 | 0 | 1 | nan
+
+# %% [markdown]
+# [en]
+# ## A kink gives 0, an infinite slope gives inf
+# PyTorch picks 0 for the kinks of both `abs` and `relu`, so their gradient at 0 is a plain
+# 0, never NaN.
+#
+# `sqrt` is different: at 0 its slope is infinite, so the gradient is `inf`, and at -1 the
+# value itself is NaN and so is its gradient. Step over the next two lines and compare
+# `abs_grad`, `relu_grad` and `sqrt_grad` in the Variables view: the NaN and inf counts
+# show up in each row.
+# [zh]
+# ## 拐点给出 0，无穷大的斜率给出 inf
+# PyTorch 对 `abs` 和 `relu` 的拐点都取 0，所以它们在 0 处的梯度就是 0，不会是 NaN。
 #
 # `sqrt` 则不同：它在 0 处的斜率是无穷大，所以梯度是 `inf`；在 -1 处函数值本身就是 NaN，
-# 梯度也是 NaN。单步执行这三行，在变量视图里比较 `abs_grad`、`relu_grad` 和 `sqrt_grad`：
+# 梯度也是 NaN。单步执行接下来的两行，在变量视图里比较 `abs_grad`、`relu_grad` 和 `sqrt_grad`：
 # 每一行都会显示 NaN 和 inf 的个数。
 
 # %%
-abs_grad = grad_at_points(torch.abs)
 relu_grad = grad_at_points(torch.relu)
 sqrt_grad = grad_at_points(torch.sqrt)
 print("at x =", POINTS)
@@ -72,32 +85,45 @@ print("sqrt:", sqrt_grad)
 
 # %% [markdown]
 # [en]
-# ## The trap: where() cleans the output, not the gradient
+# ## The trap: a where() after sqrt
 # `torch.where(x > 0, root, 0.0)` keeps `root` where x > 0 and 0 elsewhere, so `masked`
 # has no NaN. But `root = torch.sqrt(x)` was computed for *every* entry, and it is a node
 # of the graph: in the graph panel, `WhereBackward0` has `SqrtBackward0` behind it.
 #
-# Step over `masked.sum().backward()` and look at the `.grad` column of `x`: two NaN.
-# `where` sends gradient 1 to `root` where x > 0 and 0 where it chose the constant, and
-# `sqrt` multiplies that by its own slope: 0 × ∞ at x = 0, 0 × NaN at x = -1. Masking the
-# result with `root * (x > 0)` or `root.masked_fill(x <= 0, 0.0)` falls into the same trap.
+# Before `masked.sum().backward()` runs, GradStep asks how many entries of `x.grad` will
+# be NaN.
 # [zh]
-# ## 陷阱：where() 清理了输出，却没有清理梯度
+# ## 陷阱：sqrt 之后的 where()
 # `torch.where(x > 0, root, 0.0)` 在 x > 0 处取 `root`，其余位置取 0，所以 `masked` 里没有 NaN。
 # 但 `root = torch.sqrt(x)` 对*每个*元素都算过了，而且它是计算图里的一个节点：
 # 在计算图面板上，`WhereBackward0` 后面连着 `SqrtBackward0`。
 #
-# 单步执行 `masked.sum().backward()`，查看 `x` 的 `.grad` 列：有两个 NaN。
-# `where` 在 x > 0 处把梯度 1 传给 `root`，在选了常数的位置传 0；
-# `sqrt` 再把它乘上自己的斜率：x = 0 处是 0 × ∞，x = -1 处是 0 × NaN。
-# 用 `root * (x > 0)` 或 `root.masked_fill(x <= 0, 0.0)` 来屏蔽结果，也会掉进同样的陷阱。
+# 在 `masked.sum().backward()` 运行之前，GradStep 会问你 `x.grad` 里将有几个 NaN。
 
 # %%
 x = torch.tensor(POINTS, requires_grad=True)
 root = torch.sqrt(x)
 masked = torch.where(x > 0, root, 0.0)
-masked.sum().backward()
-print("masked:", masked.detach(), "| x.grad:", x.grad)
+masked.sum().backward()  # predict: int(x.grad.isnan().sum()) | 0 | 1 | 2 | 3
+
+# %% [markdown]
+# [en]
+# ## where() cleans the output, not the gradient
+# Look at the `.grad` column of `x`: two NaN. `where` sends gradient 1 to `root` where
+# x > 0 and 0 where it chose the constant, and `sqrt` multiplies that by its own slope:
+# 0 × ∞ at x = 0, 0 × NaN at x = -1. Masking the result with `root * (x > 0)` or
+# `root.masked_fill(x <= 0, 0.0)` falls into the same trap. `trap_grad` keeps this
+# gradient, since the double where below starts `x.grad` afresh.
+# [zh]
+# ## where() 清理了输出，却没有清理梯度
+# 查看 `x` 的 `.grad` 列：有两个 NaN。`where` 在 x > 0 处把梯度 1 传给 `root`，
+# 在选了常数的位置传 0；`sqrt` 再把它乘上自己的斜率：x = 0 处是 0 × ∞，x = -1 处是 0 × NaN。
+# 用 `root * (x > 0)` 或 `root.masked_fill(x <= 0, 0.0)` 来屏蔽结果，也会掉进同样的陷阱。
+# `trap_grad` 留住了这个梯度，因为下面的双重 where 会让 `x.grad` 从头开始。
+
+# %%
+trap_grad = x.grad
+print("masked:", masked.detach(), "| x.grad:", trap_grad)
 
 # %% [markdown]
 # [en]
@@ -108,9 +134,8 @@ print("masked:", masked.detach(), "| x.grad:", x.grad)
 #   infinite gradient back at the two entries it got as 0, but the backward of `where` is
 #   a *choice*, not a product: for the entries where it took the constant it passes 0 to
 #   `x`, whatever arrived. So this form is already safe.
-# - `sqrt(clamp(x, min=0))` gives inf at 0. `clamp` counts x = 0 as inside the range and
-#   lets the gradient through there, so the infinite slope of `sqrt` at 0 reaches `x`.
-#   `where(x >= 0, x, 0)` does the same. The boundary decides, not the shape of the code.
+# - `sqrt(clamp(x, min=0))` looks like the same idea. Before its line runs, GradStep asks
+#   what its gradient is at 0, `clamp_grad[1]`.
 # [zh]
 # ## 把 where 放在 sqrt 前面：条件说了算
 # 把 `where` 放到 `sqrt` *前面*，让 `sqrt` 永远见不到负数。
@@ -119,13 +144,26 @@ print("masked:", masked.detach(), "| x.grad:", x.grad)
 #   `sqrt` 在它收到 0 的两个位置上仍会传回无穷大的梯度，但 `where` 的反向传播是一次*选择*，
 #   而不是乘法：在它选了常数的位置上，不管传来的是什么，它传给 `x` 的都是 0。
 #   所以这种写法本身就是安全的。
-# - `sqrt(clamp(x, min=0))` 在 0 处得到 inf。`clamp` 把 x = 0 算作范围之内，
-#   梯度在那里照常通过，于是 `sqrt` 在 0 处无穷大的斜率传到了 `x`。
-#   `where(x >= 0, x, 0)` 也一样。决定结果的是边界条件，而不是代码的样子。
+# - `sqrt(clamp(x, min=0))` 看起来是同一个思路。在它那一行运行之前，
+#   GradStep 会问你它在 0 处的梯度 `clamp_grad[1]` 是多少。
 
 # %%
 inner_where_grad = grad_at_points(lambda x: torch.sqrt(torch.where(x > 0, x, 0.0)))
-clamp_grad = grad_at_points(lambda x: torch.sqrt(torch.clamp(x, min=0.0)))
+clamp_grad = grad_at_points(lambda x: torch.sqrt(x.clamp(min=0.0)))  # predict: clamp_grad[1].item() | 0 | inf | nan
+
+# %% [markdown]
+# [en]
+# ## The boundary decides
+# `clamp_grad` is inf at 0. `clamp` counts x = 0 as inside the range and lets the gradient
+# through there, so the infinite slope of `sqrt` at 0 reaches `x`. `where(x >= 0, x, 0)`
+# does the same. The boundary decides, not the shape of the code.
+# [zh]
+# ## 边界说了算
+# `clamp_grad` 在 0 处是 inf。`clamp` 把 x = 0 算作范围之内，梯度在那里照常通过，
+# 于是 `sqrt` 在 0 处无穷大的斜率传到了 `x`。`where(x >= 0, x, 0)` 也一样。
+# 决定结果的是边界条件，而不是代码的样子。
+
+# %%
 print("sqrt(where(x > 0, x, 0)):", inner_where_grad)
 print("sqrt(clamp(x, min=0)):   ", clamp_grad)
 
@@ -178,19 +216,31 @@ print("double where for sqrt: safe =", safe.detach(), "| x.grad =", x.grad)
 # [en]
 # ## Norms at zero
 # The length of a vector, sqrt(sum(v**2)), meets the same infinite slope at the zero
-# vector: `sqrt` sends ∞ back and `v**2` multiplies it by 2 * v = 0, so the hand-written
-# norm gives NaN. `torch.linalg.vector_norm` treats that point on purpose and returns a
-# zero gradient. Prefer the library function, or add a small epsilon inside the `sqrt`.
+# vector. Before the hand-written norm's `backward()` runs, GradStep asks what `v.grad`
+# will be there, entry 0 of it.
 # [zh]
 # ## 零向量处的范数
-# 向量的长度 sqrt(sum(v**2)) 在零向量处也会遇到无穷大的斜率：`sqrt` 传回 ∞，
-# `v**2` 再乘上 2 * v = 0，所以手写的范数得到 NaN。`torch.linalg.vector_norm` 专门处理了这个点，
-# 返回零梯度。优先使用库函数，或者在 `sqrt` 里加一个很小的 epsilon。
+# 向量的长度 sqrt(sum(v**2)) 在零向量处也会遇到无穷大的斜率。
+# 在手写范数的 `backward()` 运行之前，GradStep 会问你那里的 `v.grad`（它的第 0 个元素）是多少。
 
 # %%
 v = torch.zeros(3, requires_grad=True)
-torch.sqrt((v**2).sum()).backward()
+torch.sqrt((v**2).sum()).backward()  # predict: v.grad[0].item() | 0 | inf | nan
 hand_norm_grad = v.grad
+
+# %% [markdown]
+# [en]
+# ## The library norm treats that point
+# `sqrt` sends ∞ back and `v**2` multiplies it by 2 * v = 0, so the hand-written norm gives
+# NaN. `torch.linalg.vector_norm` treats that point on purpose and returns a zero
+# gradient. Prefer the library function, or add a small epsilon inside the `sqrt`.
+# [zh]
+# ## 库函数专门处理了这个点
+# `sqrt` 传回 ∞，`v**2` 再乘上 2 * v = 0，所以手写的范数得到 NaN。
+# `torch.linalg.vector_norm` 专门处理了这个点，返回零梯度。
+# 优先使用库函数，或者在 `sqrt` 里加一个很小的 epsilon。
+
+# %%
 v = torch.zeros(3, requires_grad=True)
 torch.linalg.vector_norm(v).backward()
 library_norm_grad = v.grad
@@ -199,13 +249,16 @@ print("hand-written norm at 0:", hand_norm_grad, "| torch.linalg.vector_norm:", 
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. In the trap, change `x > 0` to `x >= 0` and predict `x.grad` before you step over
-#    `backward()`: at 0 the gradient now reaches `sqrt` and is inf; at -1 it is still NaN.
+# 1. In the trap, change `x > 0` to `x >= 0` and answer GradStep's question again: at 0
+#    the gradient now reaches `sqrt` with a 1 and is inf; at -1 it is still NaN. Look at
+#    `trap_grad`.
 # 2. Replace the hand-written norm with `torch.sqrt((v**2).sum() + 1e-12)`: the epsilon
 #    keeps the slope of `sqrt` finite, and the gradient at the zero vector becomes 0.
 # [zh]
 # ## 动手试试
-# 1. 在陷阱那一节把 `x > 0` 改成 `x >= 0`，先预测 `x.grad` 再单步执行 `backward()`：
-#    0 处的梯度现在会传到 `sqrt`，结果是 inf；-1 处仍然是 NaN。
+# 1. 在陷阱那一节把 `x > 0` 改成 `x >= 0`，再回答一次 GradStep 的问题：
+#    0 处的梯度现在以 1 传到 `sqrt`，结果是 inf；-1 处仍然是 NaN。查看 `trap_grad`。
 # 2. 把手写的范数换成 `torch.sqrt((v**2).sum() + 1e-12)`：epsilon 让 `sqrt` 的斜率保持有限，
 #    零向量处的梯度变成 0。
+# check: trap_grad[1].item() == float('inf')
+# check: torch.equal(hand_norm_grad, torch.zeros(3))

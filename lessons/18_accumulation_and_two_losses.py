@@ -42,31 +42,47 @@ micro_model = copy.deepcopy(full_model)  # the same starting weights
 # %% [markdown]
 # [en]
 # ## Four micro-batches, one gradient
-# The loss is a mean. The mean over 8 samples is the average of the means over four
-# micro-batches of 2, so each micro-batch loss is divided by `ACCUMULATE` before its
-# backward.
+# `full_model` takes the mean loss over the first 8 samples in one backward. `micro_model`
+# (the same starting weights) cuts them into four micro-batches of 2 and divides each
+# micro-batch loss by `ACCUMULATE` before its backward.
 #
 # - Step through the loop and watch the `.grad` column of `micro_model`'s weight (expand
-#   `micro_model` in the Variables view): every pass adds a quarter of that micro-batch's
-#   gradient.
-# - After the loop, `accumulated_grad` equals `full_grad` up to float rounding (the sums
-#   are done in a different order, so `torch.equal` would be too strict).
+#   `micro_model` in the Variables view): every pass adds to what is there.
+# - Before `accumulated_grad` is taken, GradStep asks whether it equals `full_grad` up to
+#   float rounding (`torch.allclose`).
 # [zh]
 # ## 四个小批次，一个梯度
-# 损失是平均值。8 个样本的平均等于四个（每个 2 个样本的）小批次平均值的平均，
-# 所以每个小批次的损失在反向传播之前要先除以 `ACCUMULATE`。
+# `full_model` 对前 8 个样本的平均损失做一次反向传播。`micro_model`（起始权重相同）
+# 把它们切成四个每批 2 个样本的小批次，每个小批次的损失在反向传播之前先除以 `ACCUMULATE`。
 #
 # - 单步执行这个循环，观察 `micro_model` 权重的 `.grad` 列（在变量视图里展开 `micro_model`）：
-#   每一轮都加上这个小批次梯度的四分之一。
-# - 循环结束后，`accumulated_grad` 与 `full_grad` 在浮点舍入误差之内相等
-#   （求和的顺序不同，所以用 `torch.equal` 就太严格了）。
+#   每一轮都在已有的值上继续累加。
+# - 在取出 `accumulated_grad` 之前，GradStep 会问你：在浮点舍入误差之内
+#   （`torch.allclose`），它是否等于 `full_grad`？
 
 # %%
 mse_loss(full_model(inputs[:8]), targets[:8]).backward()
 full_grad = full_model.weight.grad.clone()
 for micro_x, micro_y in zip(inputs[:8].chunk(ACCUMULATE), targets[:8].chunk(ACCUMULATE), strict=True):
     (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()
-accumulated_grad = micro_model.weight.grad.clone()
+accumulated_grad = micro_model.weight.grad.clone()  # predict: accumulated_grad.allclose(full_grad) | True | False
+
+# %% [markdown]
+# [en]
+# ## The average of the means is the mean
+# The loss is a mean. The mean over 8 samples is the average of the means over four
+# micro-batches of 2, so dividing each micro-batch loss by `ACCUMULATE` makes the
+# accumulated `.grad` the full-batch gradient: every pass added a quarter of that
+# micro-batch's gradient. The two are equal up to float rounding; the sums are done in a
+# different order, so `torch.equal` would be too strict.
+# [zh]
+# ## 平均值的平均就是平均值
+# 损失是平均值。8 个样本的平均等于四个（每个 2 个样本的）小批次平均值的平均，
+# 所以把每个小批次的损失除以 `ACCUMULATE`，累加起来的 `.grad` 就是整个批次的梯度：
+# 每一轮都加上了这个小批次梯度的四分之一。两者在浮点舍入误差之内相等；
+# 求和的顺序不同，所以用 `torch.equal` 就太严格了。
+
+# %%
 print("full-batch gradient: ", full_grad)
 print("accumulated gradient:", accumulated_grad)
 print("equal up to rounding:", torch.allclose(full_grad, accumulated_grad))
@@ -110,46 +126,69 @@ print("same weights after two steps:", same_weights)
 # [en]
 # ## Clipping the gradient norm
 # `clip_grad_norm_(parameters, max_norm)` treats the gradients of all the parameters as
-# one long vector. It returns that vector's length, `norm_before`; when it is above
-# `max_norm`, it scales every `.grad` in place by max_norm / norm_before, so the length
-# becomes `max_norm` and the direction stays. With accumulation, clip after the last
-# micro-batch's backward, just before the step.
-#
-# Step over the `clip_grad_norm_` line and compare `weight.grad` before and after in the
-# Variables view: every entry shrank by the same factor.
+# one long vector and returns that vector's length, `norm_before`. Step over the
+# `clip_grad_norm_` line and compare `weight.grad` before and after in the Variables view.
+# Then `norm_after` measures the length of that vector again; before its line runs,
+# GradStep asks what it will be.
 # [zh]
 # ## 按范数裁剪梯度
 # `clip_grad_norm_(parameters, max_norm)` 把所有参数的梯度看成一个长向量，
-# 返回这个向量的长度 `norm_before`；如果它超过 `max_norm`，
-# 就把每个 `.grad` 原地乘以 max_norm / norm_before，使长度变成 `max_norm`，方向不变。
-# 配合梯度累加时，在最后一个小批次反向传播之后、更新之前裁剪。
-#
-# 单步执行 `clip_grad_norm_` 这一行，在变量视图里比较前后的 `weight.grad`：
-# 每个元素都按同一个比例缩小了。
+# 返回这个向量的长度 `norm_before`。单步执行 `clip_grad_norm_` 这一行，
+# 在变量视图里比较前后的 `weight.grad`。接着 `norm_after` 再量一次这个向量的长度；
+# 在它那一行运行之前，GradStep 会问你结果是多少。
 
 # %%
 mse_loss(full_model(inputs), targets * 10).backward()
 grad_before = full_model.weight.grad.clone()
 norm_before = nn.utils.clip_grad_norm_(full_model.parameters(), max_norm=0.5)
-norm_after = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in full_model.parameters()]))
+grads = [p.grad.flatten() for p in full_model.parameters()]
+norm_after = torch.linalg.vector_norm(torch.cat(grads))  # predict: norm_after.item()
+
+# %% [markdown]
+# [en]
+# ## Same direction, length max_norm
+# `norm_before` was above `max_norm`, so `clip_grad_norm_` scaled every `.grad` in place by
+# max_norm / norm_before: every entry shrank by the same factor, the length became
+# `max_norm` (0.5) and the direction stayed. With accumulation, clip after the last
+# micro-batch's backward, just before the step.
+# [zh]
+# ## 方向不变，长度变成 max_norm
+# `norm_before` 超过了 `max_norm`，
+# 所以 `clip_grad_norm_` 把每个 `.grad` 原地乘以 max_norm / norm_before：每个元素都按同一个比例缩小，
+# 长度变成 `max_norm`（0.5），方向不变。
+# 配合梯度累加时，在最后一个小批次反向传播之后、更新之前裁剪。
+
+# %%
 print(f"norm before: {norm_before:.3f}, after: {norm_after:.3f}")
 print("same direction:", torch.allclose(full_model.weight.grad * norm_before / 0.5, grad_before))
 
 # %% [markdown]
 # [en]
 # ## backward(inputs=...): only the leaves you name
-# `backward(inputs=[micro_model.bias])` computes and accumulates the gradient of the bias
-# and of nothing else: after it, `micro_model.weight.grad` is still None (the optimizer's
-# `zero_grad()` above set it so) while `bias.grad` is filled. Useful when only part of a
-# model should learn from this loss.
+# `backward(inputs=[micro_model.bias])` names one leaf of the model. Before that line runs,
+# GradStep asks what `micro_model.weight.grad` will be after it.
 # [zh]
 # ## backward(inputs=...)：只算你点名的叶子张量
-# `backward(inputs=[micro_model.bias])` 只计算并累加偏置的梯度，其他的一概不管：
-# 执行之后，`micro_model.weight.grad` 仍是 None（上面优化器的 `zero_grad()` 把它设成了 None），
-# 而 `bias.grad` 有了值。当这个损失只应该训练模型的一部分时，这很有用。
+# `backward(inputs=[micro_model.bias])` 只点名了模型的一个叶子张量。
+# 在这一行运行之前，GradStep 会问你：运行之后 `micro_model.weight.grad` 是什么？
 
 # %%
-mse_loss(micro_model(inputs), targets).backward(inputs=[micro_model.bias])
+loss = mse_loss(micro_model(inputs), targets)
+loss.backward(inputs=[micro_model.bias])  # predict: micro_model.weight.grad | None | [[0., 0., 0.]]
+
+# %% [markdown]
+# [en]
+# ## Nothing for the weight
+# The backward computed and accumulated the gradient of the bias and of nothing else:
+# `micro_model.weight.grad` is still None (the optimizer's `zero_grad()` above set it so)
+# while `bias.grad` is filled. Useful when only part of a model should learn from a loss.
+# [zh]
+# ## 权重什么也没得到
+# 这次反向传播只计算并累加了偏置的梯度，其他的一概不管：`micro_model.weight.grad` 仍是 None
+# （上面优化器的 `zero_grad()` 把它设成了 None），而 `bias.grad` 有了值。
+# 当一个损失只应该训练模型的一部分时，这很有用。
+
+# %%
 print("weight.grad:", micro_model.weight.grad, "| bias.grad:", micro_model.bias.grad)
 
 # %% [markdown]
@@ -165,10 +204,9 @@ print("weight.grad:", micro_model.weight.grad, "| bias.grad:", micro_model.bias.
 # - `(loss_a + loss_b).backward()` goes through the shared part once and gives the same
 #   gradient, `summed`, in one pass and without keeping the graph.
 # - `create_graph=True` keeps the graph too (`retain_graph` defaults to the value of
-#   `create_graph`): a graph of the backward pass needs the saved tensors. The `.grad`
-#   column of `w` now shows a `grad_fn`, and PyTorch warns that `w` and its `.grad` now
-#   hold on to each other; the lesson prints the first sentence. To build on a gradient,
-#   `torch.autograd.grad(..., create_graph=True)` is the better call (lesson 16).
+#   `create_graph`): a graph of the backward pass needs the saved tensors. Before
+#   `loss_a.backward(create_graph=True)` runs, GradStep asks whether `w.grad` will
+#   require grad.
 # [zh]
 # ## 共用一张计算图的两个损失
 # `loss_a` 和 `loss_b` 都从 `features` 出发，所以 `TanhBackward0` 节点（以及它后面的部分）
@@ -182,9 +220,7 @@ print("weight.grad:", micro_model.weight.grad, "| bias.grad:", micro_model.bias.
 #   而且不必保留计算图。
 # - `create_graph=True` 同样会保留计算图（`retain_graph` 的默认值就是 `create_graph` 的值）：
 #   为反向传播本身构建的计算图需要那些保存的张量。
-#   `w` 的 `.grad` 列现在显示出 `grad_fn`，PyTorch 还会警告 `w` 与它的 `.grad` 互相引用；
-#   本课打印出警告的第一句。如果要在梯度的基础上继续求导，
-#   更好的做法是 `torch.autograd.grad(..., create_graph=True)`（见第 16 课）。
+#   在 `loss_a.backward(create_graph=True)` 运行之前，GradStep 会问你 `w.grad` 是否需要梯度。
 
 # %%
 w = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
@@ -216,7 +252,25 @@ features = torch.tanh(inputs @ w)
 loss_a, loss_b = features.mean(), (features**2).mean()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    loss_a.backward(create_graph=True)
+    loss_a.backward(create_graph=True)  # predict: w.grad.requires_grad | True | False
+
+# %% [markdown]
+# [en]
+# ## A gradient with a graph of its own
+# With `create_graph=True` the backward pass is recorded like any other computation: the
+# `.grad` column of `w` shows a `grad_fn`, and `w.grad` requires grad, so it could be
+# differentiated again. `loss_b.backward()` after it works, since the graph was kept.
+# PyTorch warns that `w` and its `.grad` now hold on to each other; the lesson prints the
+# first sentence. To build on a gradient, `torch.autograd.grad(..., create_graph=True)`
+# is the better call (lesson 16).
+# [zh]
+# ## 自带计算图的梯度
+# 带上 `create_graph=True`，反向传播就像其他计算一样被记录下来：`w` 的 `.grad` 列显示出 `grad_fn`，
+# `w.grad` 需要梯度，因此还可以再求一次导。之后的 `loss_b.backward()` 能成功，因为计算图保留了下来。
+# PyTorch 会警告 `w` 与它的 `.grad` 互相引用；本课打印出警告的第一句。
+# 如果要在梯度的基础上继续求导，更好的做法是 `torch.autograd.grad(..., create_graph=True)`（见第 16 课）。
+
+# %%
 loss_b.backward()
 print("after create_graph=True the second backward worked; w.grad.grad_fn:", w.grad.grad_fn.name().split("::")[-1])
 for warning in caught:
@@ -240,3 +294,5 @@ w.grad = None  # breaks the cycle between w and its gradient
 #    在第一个循环里写 `inputs[:8].split([3, 3, 2])` 和 `targets[:8].split([3, 3, 2])`，
 #    并把除以 `ACCUMULATE` 改成除以 3。分别含 3、3、2 个样本的三个平均值再取平均，
 #    并不等于 8 个样本的平均，“equal up to rounding” 变成 False。
+# check: torch.allclose(accumulated_grad, ACCUMULATE * full_grad)
+# check: not (accumulated_grad.allclose(full_grad) or accumulated_grad.allclose(ACCUMULATE * full_grad))

@@ -54,27 +54,24 @@ sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]
 # %% [markdown]
 # [en]
 # ## One loop, one graph per sequence, each its own length
-# The cell is a one-number RNN: h = tanh(w_x * x_t + w_h * h), starting from h = 0.
+# The cell is a one-number RNN: h = tanh(w_x * x_t + w_h * h), starting from h = 0. The
+# three sequences have 2, 5 and 3 steps.
 #
 # - Step over the `h = torch.tanh(...)` line a few times: each pass adds the nodes of one
 #   time step to the graph panel, four of them (two `MulBackward0`, `AddBackward0`,
 #   `TanhBackward0`).
-# - At the end of each sequence the lesson prints its node count: 10 for the 2 steps of
-#   the first, 22 for 5 steps, 14 for 3. That is 4 per step plus the two `AccumulateGrad`
-#   nodes of `w_x` and `w_h`: the graph is as long as the data, and no step is padding.
-# - `finals` keeps every sequence's last `h`, each with its own graph. `total.backward()`
-#   goes through all three: `w_x.grad` sums what the 10 real steps contributed.
+# - At the end of each sequence the lesson prints how many nodes lie behind its final `h`
+#   (`count_nodes` walks the graph back from `h.grad_fn`). Before the first sequence's
+#   count is printed, GradStep asks for it.
 # [zh]
 # ## 一个循环，每条序列一张计算图，长度各不相同
 # 这个单元是只有一个数的 RNN：h = tanh(w_x * x_t + w_h * h)，从 h = 0 开始。
+# 三条序列分别有 2、5、3 步。
 #
 # - 反复单步执行 `h = torch.tanh(...)` 这一行：每执行一次，计算图面板上就多出一个时间步的节点，
 #   共四个（两个 `MulBackward0`、`AddBackward0`、`TanhBackward0`）。
-# - 每条序列结束时，本课打印它的节点数：第一条 2 步，10 个；5 步的 22 个；3 步的 14 个。
-#   也就是每步 4 个，再加上 `w_x` 和 `w_h` 各自的 `AccumulateGrad` 节点：
-#   计算图与数据一样长，没有一步是填充。
-# - `finals` 保存每条序列最后的 `h`，各自带着自己的计算图。
-#   `total.backward()` 会经过全部三张图：`w_x.grad` 是 10 个真实时间步的贡献之和。
+# - 每条序列结束时，本课打印它最后的 `h` 后面有多少个节点（`count_nodes` 从 `h.grad_fn` 出发反向遍历计算图）。
+#   在打印第一条序列的节点数之前，GradStep 会先问你这个数。
 
 # %%
 finals = []
@@ -85,7 +82,27 @@ for seq in sequences:
     if USE_PDB:
         breakpoint()  # pdb stops at the next line
     finals.append(h)
-    print(f"length {len(seq)}: {count_nodes(h)} nodes behind the final h")
+    print(f"length {len(seq)}: {count_nodes(h)} nodes behind the final h")  # predict: count_nodes(h) | 8 | 10 | 22
+
+# %% [markdown]
+# [en]
+# ## As long as the data
+# The counts are 10 for the 2 steps of the first sequence, 22 for 5 steps, 14 for 3. That
+# is 4 per step plus the two `AccumulateGrad` nodes of `w_x` and `w_h`: the graph is as
+# long as the data, and no step is padding.
+#
+# `finals` keeps every sequence's last `h`, each with its own graph. `total.backward()`
+# goes through all three: `w_x.grad` sums what the 10 real steps contributed.
+# [zh]
+# ## 与数据一样长
+# 节点数分别是：第一条 2 步，10 个；5 步的 22 个；3 步的 14 个。
+# 也就是每步 4 个，再加上 `w_x` 和 `w_h` 各自的 `AccumulateGrad` 节点：
+# 计算图与数据一样长，没有一步是填充。
+#
+# `finals` 保存每条序列最后的 `h`，各自带着自己的计算图。
+# `total.backward()` 会经过全部三张图：`w_x.grad` 是 10 个真实时间步的贡献之和。
+
+# %%
 total = sum(finals)
 total.backward()
 print("w_x.grad:", w_x.grad.item(), "| w_h.grad:", w_h.grad.item())
@@ -99,10 +116,9 @@ print("w_x.grad:", w_x.grad.item(), "| w_h.grad:", w_h.grad.item())
 #
 # - `packed.batch_sizes` is [3, 3, 2, 1, 1]: three sequences are running at steps 0 and 1,
 #   two at step 2, and only the longest at steps 3 and 4.
-# - `h_n` holds each sequence's state after its own last step, and equals `finals` from
-#   the loop (`same_states`).
-# - After `h_n.sum().backward()`, the RNN's weight gradients equal `w_x.grad` and `w_h.grad`
-#   (`same_grads`): packing changes how the work is batched, not what is computed.
+# - `rnn(packed)` returns the outputs and `h_n`, the final hidden states. Before that line
+#   runs, GradStep asks for the shape of `h_n`; before the next, whether `h_n` holds the
+#   same states as `finals` from the loop (`same_states`).
 # [zh]
 # ## 一次处理整个批次：pack_padded_sequence 与 nn.RNN
 # 每条序列一个循环虽然简单，但一次只能处理一条序列。要组成批次，就把它们填充成一个张量再*打包*，
@@ -111,9 +127,9 @@ print("w_x.grad:", w_x.grad.item(), "| w_h.grad:", w_h.grad.item())
 #
 # - `packed.batch_sizes` 是 [3, 3, 2, 1, 1]：第 0、1 步三条序列都在运行，
 #   第 2 步剩两条，第 3、4 步只剩最长的那一条。
-# - `h_n` 保存每条序列在它自己最后一步之后的状态，与循环得到的 `finals` 相等（`same_states`）。
-# - `h_n.sum().backward()` 之后，RNN 权重的梯度与 `w_x.grad`、`w_h.grad` 相等（`same_grads`）：
-#   打包改变的是如何成批地做计算，而不是算什么。
+# - `rnn(packed)` 返回各步的输出和最终隐藏状态 `h_n`。在这一行运行之前，
+#   GradStep 会问你 `h_n` 的形状；在下一行之前，
+#   会问你 `h_n` 里的状态是否与循环得到的 `finals` 相同（`same_states`）。
 
 # %%
 rnn = nn.RNN(1, 1, bias=False, batch_first=True)
@@ -124,8 +140,28 @@ lengths = torch.tensor([len(seq) for seq in sequences])
 padded = pad_sequence([seq[:, None] for seq in sequences], batch_first=True)
 packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
 print("batch_sizes:", packed.batch_sizes.tolist())
-_, h_n = rnn(packed)
-same_states = torch.allclose(h_n.flatten(), torch.stack(finals))
+_, h_n = rnn(packed)  # predict: h_n.shape | [1, 3, 1] | [1, 5, 1] | [3, 5, 1]
+same_states = torch.allclose(h_n.flatten(), torch.stack(finals))  # predict: same_states | True | False
+
+# %% [markdown]
+# [en]
+# ## Each sequence stops at its own end
+# `h_n` is 1 x 3 x 1 (layers, sequences, hidden size): one final state per sequence, and
+# each is the state after that sequence's own last step, not after step 4 of the padded
+# tensor. So it equals `finals` from the loop (`same_states` is True).
+#
+# After `h_n.sum().backward()`, the RNN's weight gradients equal `w_x.grad` and `w_h.grad`
+# (`same_grads`): packing changes how the work is batched, not what is computed.
+# [zh]
+# ## 每条序列在自己的终点停下
+# `h_n` 的形状是 1 x 3 x 1（层数、序列数、隐藏维度）：每条序列一个最终状态，
+# 而且是这条序列自己最后一步之后的状态，而不是填充后张量第 4 步之后的状态。
+# 所以它与循环得到的 `finals` 相等（`same_states` 为 True）。
+#
+# `h_n.sum().backward()` 之后，RNN 权重的梯度与 `w_x.grad`、`w_h.grad` 相等（`same_grads`）：
+# 打包改变的是如何成批地做计算，而不是算什么。
+
+# %%
 h_n.sum().backward()
 same_grads = torch.allclose(rnn.weight_ih_l0.grad, w_x.grad) and torch.allclose(rnn.weight_hh_l0.grad, w_h.grad)
 print("same final states as the loop:", same_states, "| same gradients:", same_grads)
@@ -139,7 +175,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # `USE_PDB = True`, a session looks like this:
 #
 # ```
-# > .../19_variable_length_no_padding.py(87)<module>()
+# > .../19_variable_length_no_padding.py(84)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)
@@ -168,7 +204,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # 一次调试过程大致如下：
 #
 # ```
-# > .../19_variable_length_no_padding.py(87)<module>()
+# > .../19_variable_length_no_padding.py(84)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)
@@ -199,12 +235,16 @@ print("one level further:", node.name(), "->", [parent.name() for parent, _ in n
 # ## Try it
 # 1. Add a fourth sequence, `torch.randn(1)`: its graph has 6 nodes, and `batch_sizes`
 #    becomes [4, 3, 2, 1, 1].
-# 2. Set `USE_PDB = True` and run the lesson with plain `python` in a terminal; at the
-#    `(Pdb)` prompt type `p count_nodes(h)` and then `c`. Then set it back to False and put
-#    a GradStep breakpoint (F9) on the `finals.append(h)` line instead.
+# 2. Walk on to a leaf by hand, as you would at a `(Pdb)` prompt: after the last line, add
+#    `node = node.next_functions[0][0]` twice. The first takes you to the `MulBackward0`
+#    of `w_x * x_t`, the second to an `AccumulateGrad` node whose `node.variable` is `w_x`
+#    itself: the node that writes `w_x.grad`. The graph panel shows the same path at once.
 # [zh]
 # ## 动手试试
 # 1. 再加一条序列 `torch.randn(1)`：它的计算图有 6 个节点，`batch_sizes` 变成 [4, 3, 2, 1, 1]。
-# 2. 把 `USE_PDB` 设为 True，在终端里用普通的 `python` 运行本课；
-#    在 `(Pdb)` 提示符后输入 `p count_nodes(h)`，再输入 `c`。
-#    然后把它改回 False，改用 GradStep 的断点（F9），设在 `finals.append(h)` 这一行上。
+# 2. 像在 `(Pdb)` 提示符后那样，手动一路走到叶子：
+#    在最后一行之后加上两次 `node = node.next_functions[0][0]`。第一次走到 `w_x * x_t` 的 `MulBackward0`，
+#    第二次走到一个 `AccumulateGrad` 节点，它的 `node.variable` 就是 `w_x` 本身：
+#    正是这个节点写入 `w_x.grad`。计算图面板一眼就能显示同一条路径。
+# check: count_nodes(finals[-1]) == 6 and packed.batch_sizes.tolist() == [4, 3, 2, 1, 1]
+# check: getattr(node, 'variable', None) is w_x

@@ -297,7 +297,7 @@ def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call():
     assert "vmap == one by one: True" in run.stdout and "vmap == by hand:    True" in run.stdout
     path = lesson_path("16")
     records = stepped("16")
-    assert calls_while(records, path, marker_line(path, "per_sample = vmap("), "sample_loss") == 1
+    assert calls_while(records, path, marker_line(path, "per_sample = per_sample_grad("), "sample_loss") == 1
     assert calls_while(records, path, marker_line(path, "one_by_one = torch.stack("), "sample_loss") == 5
 
 
