@@ -34,9 +34,13 @@ import msgpack
 import numpy as np
 
 from app.gc_pause import gc_paused
+from app.i18n import N_
 
 #: The console name under which the last ``autograd_grad`` results stay available (``_grads[0]``).
 RESULTS_NAME = "_grads"
+#: What reading ``input()`` or ``sys.stdin`` in a lesson raises (the app shows it in the learner's language).
+NO_INPUT_MESSAGE = N_("this lesson asked for keyboard input (input() or sys.stdin), which GradStep "
+                      "does not offer yet: give the value in the code instead")
 #: The environment variable that tells the lesson process its message pipe's fd.
 CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
 
@@ -154,12 +158,20 @@ class Notice:
     ``kind`` is ``busy`` (a pause has not landed: the lesson is inside one long call),
     ``untraced`` (the lesson replaced the trace function: stepping stops there) or
     ``breakpoint`` (a breakpoint will not be hit, and why); ``line`` is the lesson line
-    it is about, if any.
+    it is about, if any. ``text`` is in English; ``template`` (a message id of :mod:`app.i18n`)
+    and ``fields`` let the app say it in the learner's language.
     """
 
     kind: str
     text: str
     line: int | None = None
+    template: str | None = None
+    fields: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, kind: str, template: str, at_line: int | None = None, /, **fields: Any) -> Notice:
+        """A notice about lesson line ``at_line`` whose text is ``template`` formatted with ``fields``."""
+        return cls(kind, template.format(**fields), at_line, template, fields)
 
 
 @dataclass

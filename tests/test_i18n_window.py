@@ -169,3 +169,32 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
     assert "Fix:" in panel.card.fix.text()
     assert not re.search("[\u4e00-\u9fff]", " ".join(text for _, text in visible_texts(window)
                                                     if "English" not in text and "简体中文" not in text))
+
+
+def test_the_engines_notices_and_the_input_message_reach_the_learner_in_chinese(qtbot):
+    """Notices the lesson process sends (a long call, a replaced trace function, a breakpoint in another
+    thread) and the input() message were English in 中文 mode."""
+    from app import i18n
+    from app import messages as m
+    from app.lesson.hooks import OTHER_THREAD
+    from app.session import Session
+    from widgets.console_view import ConsoleView
+    from widgets.session_bridge import SessionBridge
+
+    session = Session(warm_spare=False)
+    bridge = SessionBridge(session)
+    try:
+        i18n.set_language("zh")
+        notice = m.Notice.of("breakpoint", OTHER_THREAD, 3, line=3, function="work", thread="worker")
+        assert notice.text.startswith("The breakpoint at line 3 is in work()")  # engine readers get English
+        with qtbot.waitSignal(bridge.noticed) as shown:
+            bridge._message_arrived.emit(session.generation, (([], 0), notice))
+        assert shown.args[1] == ("第 3 行的断点位于 work() 中，它在线程“worker”里运行："
+                                 "GradStep 只暂停主线程，所以不会在那里停下。")
+        console = ConsoleView()
+        qtbot.addWidget(console)
+        console.append_error({"type": "RuntimeError", "message": m.NO_INPUT_MESSAGE, "traceback": []})
+        assert "GradStep 暂不支持" in console.output.toPlainText()
+    finally:
+        bridge.detach()
+        session.close()

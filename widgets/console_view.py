@@ -30,6 +30,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QMouseEvent, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
+from app import messages as m
 from app.i18n import N_, error_texts, tr
 from app.transcript import Entry, Transcript
 from widgets.watch_view import blend, readable_color, short_dtype, summary_line
@@ -412,6 +413,8 @@ class ConsoleView(QWidget):
 
     def _exception_lines(self, error: dict[str, Any]) -> list[tuple[str, str]]:
         message = error.get("message", "")
+        if message == m.NO_INPUT_MESSAGE:  # the engine's own words, not the lesson's
+            message = tr(m.NO_INPUT_MESSAGE)
         lines = [("exception", f"{error.get('type', 'Error')}: {message}" if message else error.get("type", "Error"))]
         for text in error_texts(error):
             if text:

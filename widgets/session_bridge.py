@@ -21,6 +21,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app import messages as m
+from app.i18n import tr
 from app.session import Session
 
 #: Characters of output held for the screen at most; past this the oldest are dropped (and said so).
@@ -123,7 +124,8 @@ class SessionBridge(QObject):
         elif isinstance(message, m.Ended):
             self.ended.emit(message)
         elif isinstance(message, m.Notice):
-            self.noticed.emit(message.kind, message.text)
+            template = message.template
+            self.noticed.emit(message.kind, tr(template, **(message.fields or {})) if template else message.text)
 
     def _flush_output(self) -> None:
         with self._pending_lock:

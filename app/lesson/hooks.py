@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from app.i18n import N_
 from app.lesson.snapshot import grad_mode
 
 #: The folder of the lesson process's modules (``app/lesson``).
@@ -27,6 +28,10 @@ LESSON_SIDE_DIR = os.path.dirname(os.path.abspath(__file__))
 ENGINE_DIRS = frozenset((LESSON_SIDE_DIR, os.path.dirname(LESSON_SIDE_DIR)))
 #: The folder that holds the ``app`` package (on the lesson process's PYTHONPATH).
 ENGINE_ROOT = os.path.dirname(os.path.dirname(LESSON_SIDE_DIR))
+
+#: What the app is told of a breakpoint in code another thread runs (formatted there, in the learner's language).
+OTHER_THREAD = N_("The breakpoint at line {line} is in {function}(), which runs in thread '{thread}': GradStep "
+                  "pauses only the main thread, so it will not stop there.")
 
 #: The last exception seen leaving a grad-mode ``with`` block, and the grad mode inside it.
 _raised: list[Any] = [None, None]
@@ -100,7 +105,7 @@ def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
 
 
 def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: Callable[[Any], frozenset[int]],
-                        notify: Callable[[str, str, int | None], None]) -> None:
+                        notify: Callable[..., None]) -> None:
     """Say once per function when lesson code holding a breakpoint runs in a thread other than the main one.
 
     GradStep pauses the main thread only; a breakpoint elsewhere would otherwise be
@@ -116,9 +121,8 @@ def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: C
         if lines:
             warned.add(code)
             line = min(lines)
-            notify("breakpoint", f"The breakpoint at line {line} is in {code.co_name}(), which runs in thread "
-                                 f"'{threading.current_thread().name}': GradStep pauses only the main thread, "
-                                 "so it will not stop there.", line)
+            notify("breakpoint", OTHER_THREAD, line, line=line, function=code.co_name,
+                   thread=threading.current_thread().name)
         return None
 
     threading.settrace(thread_trace)

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 
 from app import messages as m
 from app.code_lines import executable_lines
+from app.i18n import N_
 from app.lesson import hooks as lesson_hooks
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphTracker
@@ -104,11 +105,23 @@ def lesson_stream(fd: int, name: str, errors: str) -> LessonStream:
     return LessonStream(io.BufferedWriter(raw), encoding="utf-8", errors=errors)
 
 
+#: What the app is told while the lesson is inside one long call (formatted there, in the learner's language).
+BUSY_AT_LINE = N_("The lesson is inside a call that cannot be interrupted (line {line}{code}); the pause lands "
+                  "when it returns. Stop ends it now.")
+BUSY_IN_CALL = N_("The lesson is inside a call that cannot be interrupted ({function}() of {file}, called from "
+                  "line {line}{code}); the pause lands when it returns. Stop ends it now.")
+BUSY_OUTSIDE = N_("The lesson is inside a call that cannot be interrupted ({function}() of {file}); the pause "
+                  "lands when it returns. Stop ends it now.")
+UNTRACED_REMOVED = N_("Line {line}: the lesson removed the trace function (sys.settrace(None)); from here on "
+                      "GradStep may not stop in this thread any more, neither at a step nor at a breakpoint.")
+UNTRACED_INSTALLED = N_("Line {line}: the lesson installed its own trace function (sys.settrace); from here on "
+                        "GradStep may not stop in this thread any more, neither at a step nor at a breakpoint.")
+
+
 class NoInput(io.TextIOBase):
     """``sys.stdin`` of a lesson: there is no keyboard input, and reading says so."""
 
-    MESSAGE = ("this lesson asked for keyboard input (input() or sys.stdin), which GradStep "
-               "does not offer yet: give the value in the code instead")
+    MESSAGE = m.NO_INPUT_MESSAGE
 
     def readable(self) -> bool:
         return True
@@ -188,14 +201,14 @@ class LessonRunner:
             return
         user = self.tracer.user_frames(frame)
         inner = user[0] if user else None
-        where = f"line {inner.f_lineno}" if inner is not None else "the lesson"
         code = linecache.getline(inner.f_code.co_filename, inner.f_lineno).strip() if inner is not None else ""
-        call = f"{frame.f_code.co_name}() of {os.path.basename(frame.f_code.co_filename)}, called from " \
-            if frame is not inner else ""
-        self.channel.send(m.Notice("busy", (
-            f"The lesson is inside a call that cannot be interrupted ({call}{where}"
-            f"{': ' + code if code else ''}); the pause lands when it returns. Stop ends it now."),
-            inner.f_lineno if inner is not None else None))
+        fields = {"function": frame.f_code.co_name, "file": os.path.basename(frame.f_code.co_filename),
+                  "line": inner.f_lineno if inner is not None else None, "code": f": {code}" if code else ""}
+        if inner is None:
+            template = BUSY_OUTSIDE
+        else:
+            template = BUSY_AT_LINE if frame is inner else BUSY_IN_CALL
+        self.channel.send(m.Notice.of("busy", template, fields["line"], **fields))
 
     def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
         """Apply breakpoints and pause requests that arrived while the lesson runs."""
@@ -286,18 +299,15 @@ class LessonRunner:
                 results.append({"expression": expression, "passed": None, "error": f"{type(exc).__name__}: {exc}"})
         return results
 
-    def _notify(self, kind: str, text: str, line: int | None = None) -> None:
+    def _notify(self, kind: str, template: str, at_line: int | None = None, /, **fields: Any) -> None:
         if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
-            self.channel.send(m.Notice(kind, text, line))
+            self.channel.send(m.Notice.of(kind, template, at_line, **fields))
 
     def _on_lesson_settrace(self, function: Any, caller: FrameType) -> None:
         """The lesson replaced the trace function: say that stepping stops there."""
         user = self.tracer.user_frames(caller) if self.tracer is not None else []
         line = user[0].f_lineno if user else None
-        what = "removed the trace function (sys.settrace(None))" if function is None else \
-            "installed its own trace function (sys.settrace)"
-        self._notify("untraced", f"Line {line}: the lesson {what}; from here on GradStep may not stop in this "
-                                 "thread any more, neither at a step nor at a breakpoint.", line)
+        self._notify("untraced", UNTRACED_REMOVED if function is None else UNTRACED_INSTALLED, line, line=line)
 
     def _prepare_main(self, command: m.Run) -> None:
         module = types.ModuleType("__main__")
