@@ -47,8 +47,9 @@ torch.manual_seed(0)
 # ## Watch the graph grow
 # `a` and `w` are leaves we create ourselves with `requires_grad=True`; their `grad_fn` is None.
 #
-# - Step over `b = a * w` and look at `b.grad_fn`: it is now `MulBackward0`, the node
-#   that knows how to send gradients back to `a` and `w`.
+# - Before `b = a * w` runs, GradStep asks what `b.grad_fn` will be. Step over it and look:
+#   a node named after the operation, the one that knows how to send gradients back to `a`
+#   and `w`.
 # - Step over `c = torch.exp(b)` and `loss = c.sum()`: each line adds exactly one node
 #   (`ExpBackward0`, then `SumBackward0`). Nothing was declared in advance.
 # - The `print("nodes behind loss:"` line walks the graph backwards from `loss`, following
@@ -60,8 +61,8 @@ torch.manual_seed(0)
 # ## 观察计算图的生长
 # `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
 #
-# - 单步执行 `b = a * w`，查看 `b.grad_fn`：它变成了 `MulBackward0`，这个节点负责把梯度
-#   传回 `a` 和 `w`。
+# - 在 `b = a * w` 执行之前，GradStep 会先问你 `b.grad_fn` 将是什么。单步执行后查看它：
+#   这是一个以运算命名的节点，负责把梯度传回 `a` 和 `w`。
 # - 再单步执行 `c = torch.exp(b)` 和 `loss = c.sum()`：每一行正好新增一个节点
 #   （`ExpBackward0`，然后是 `SumBackward0`），事先没有声明任何东西。
 # - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图，
@@ -73,7 +74,7 @@ torch.manual_seed(0)
 # %%
 a = torch.randn(3, requires_grad=True)
 w = torch.randn(3, requires_grad=True)
-b = a * w
+b = a * w  # predict: b.grad_fn | None | MulBackward0
 c = torch.exp(b)
 loss = c.sum()
 print("b.grad_fn:", b.grad_fn.name())
@@ -117,7 +118,7 @@ steps = [("shifted", shifted), ("logged", logged), ("scaled", scaled), ("result"
 first_nan = None
 for name, value in steps:
     if torch.isnan(value).any():
-        first_nan = name
+        first_nan = name  # predict: first_nan | shifted | logged | scaled | result
         break
 print("NaN first appears in:", first_nan)
 
@@ -176,7 +177,9 @@ for warning in caught:
 #
 # - Step over `product = left @ right` inside the `try`: `left` is 2x3 and `right` is 2x3,
 #   so the inner sizes (3 and 2) do not match. Read PyTorch's message in the output.
-# - The `except` block prints the line number from the traceback: it is the `@` line.
+# - The `except` block takes the last entry of the traceback, `where`, and prints its line
+#   number and text. GradStep asks which line it names: the line that raised the error, or
+#   the `try:` that caught it?
 # [zh]
 # ## 真正的错误：形状对不上
 # 与 NaN 不同，内侧维度不一致的矩阵相乘会直接报错。因为 PyTorch 逐行立即执行，
@@ -184,7 +187,8 @@ for warning in caught:
 #
 # - 单步执行 `try` 中的 `product = left @ right`：`left` 是 2x3，`right` 也是 2x3，
 #   内侧维度（3 和 2）不相等。请在输出中阅读 PyTorch 的报错信息。
-# - `except` 块打印了回溯中的行号：正是 `@` 所在的那一行。
+# - `except` 块取出回溯的最后一项 `where`，打印它的行号和代码。GradStep 会问你它指向哪一行：
+#   是抛出错误的那一行，还是捕获它的 `try:`？
 
 # %%
 left = torch.randn(2, 3)
@@ -192,7 +196,7 @@ right = torch.randn(2, 3)
 try:
     product = left @ right
 except RuntimeError as err:
-    where = traceback.extract_tb(err.__traceback__)[-1]
+    where = traceback.extract_tb(err.__traceback__)[-1]  # predict: where.line | product = left @ right | try:
     print("shape error:", err)
     print(f"raised at line {where.lineno}: {where.line}")
 
@@ -203,10 +207,15 @@ print("fixed with right.T, product shape:", tuple(product.shape))
 # [en]
 # ## Try it
 # 1. Change `data` so that every entry is greater than 1: `first_nan` becomes None.
-# 2. Change `right = torch.randn(2, 3)` to `torch.randn(3, 2)`: the first product works,
-#    and `right.T` in the fix now fails instead. Which line does the traceback name?
+# 2. Make the product in the `try` work: change `right = torch.randn(2, 3)` to
+#    `torch.randn(3, 2)`. The `except` block no longer runs, so `where` is never set. The fix
+#    line must change too, because `right.T` is now 2x3 and no longer fits: make it
+#    `product = left @ right`.
 # [zh]
 # ## 动手试试
 # 1. 把 `data` 改成所有元素都大于 1：`first_nan` 会变成 None。
-# 2. 把 `right = torch.randn(2, 3)` 改成 `torch.randn(3, 2)`：第一次乘法成功了，
-#    而修正用的 `right.T` 反而出错。回溯信息指向哪一行？
+# 2. 让 `try` 里的乘法成功：把 `right = torch.randn(2, 3)` 改成 `torch.randn(3, 2)`。
+#    这样 `except` 块不再执行，`where` 也就不会被赋值。修正的那一行也要跟着改，
+#    因为 `right.T` 现在是 2x3，对不上了：把它改成 `product = left @ right`。
+# check: first_nan is None
+# check: tuple(right.shape) == (3, 2) and 'where' not in globals()

@@ -43,13 +43,12 @@ def branchy(x):
 # exactly 1.0 and -1.0, on either side of `THRESHOLD`.
 #
 # - Step into `branchy(x_high)` and watch which line of the `if` runs; step out and look
-#   at `y_high.grad_fn`: `SinBackward0`.
-# - Do the same for `branchy(x_low)`: `y_low.grad_fn` is `CosBackward0`. The same function
-#   produced two different graphs.
-# - The comparison is not in the graph either. Look at `decision` after its line: a
-#   one-element bool tensor with `requires_grad` False and no `grad_fn`, although `x_high`
-#   requires grad. A comparison has no useful derivative, so its result never requires
-#   grad, whether or not an `if` reads it.
+#   at `y_high.grad_fn`, the node of the last operation that made `y`.
+# - Do the same for `branchy(x_low)`. GradStep asks for both `grad_fn`s before their lines
+#   run: does the graph hold the `if`, or only the branch that ran?
+# - Is the comparison in the graph? GradStep asks whether `decision` requires grad, although
+#   `x_high` does. Look at it after its line: a one-element bool tensor. A comparison has no
+#   useful derivative, so autograd never tracks its result, whether or not an `if` reads it.
 # - What `if` adds is the call `bool(decision)`: that is where Python makes the choice,
 #   outside every tensor operation. This is why a tracer, which only sees tensor
 #   operations, cannot see the choice (lesson 10).
@@ -58,13 +57,13 @@ def branchy(x):
 # `base` 是随机数；`x_high` 和 `x_low` 是把同样的数值平移后得到的，均值恰好为 1.0 和 -1.0，
 # 分别位于 `THRESHOLD` 的两侧。
 #
-# - 单步进入 `branchy(x_high)`，看 `if` 的哪一行被执行；跳出后查看 `y_high.grad_fn`：
-#   是 `SinBackward0`。
-# - 对 `branchy(x_low)` 做同样的操作：`y_low.grad_fn` 是 `CosBackward0`。
-#   同一个函数得到了两张不同的计算图。
-# - 比较运算同样不在图中。执行完 `decision` 那一行后查看它：这是只有一个元素的布尔张量，
-#   `requires_grad` 为 False，也没有 `grad_fn`，尽管 `x_high` 需要梯度。比较运算没有有意义的
-#   导数，所以它的结果从不需要梯度，不管有没有 `if` 读取它。
+# - 单步进入 `branchy(x_high)`，看 `if` 的哪一行被执行；跳出后查看 `y_high.grad_fn`，
+#   也就是生成 `y` 的最后一个运算的节点。
+# - 对 `branchy(x_low)` 做同样的操作。在这两行执行之前，GradStep 会分别问你它们的 `grad_fn`：
+#   计算图里记录的是 `if` 本身，还是只有实际执行的那个分支？
+# - 比较运算在图中吗？`x_high` 需要梯度，GradStep 会问你 `decision` 是否也需要梯度。
+#   执行完它那一行后查看它：这是只有一个元素的布尔张量。比较运算没有有意义的导数，
+#   所以 autograd 从不跟踪它的结果，不管有没有 `if` 读取它。
 # - `if` 额外做的是调用 `bool(decision)`：Python 正是在这里做出选择，这一步不属于任何张量
 #   运算。所以只能看到张量运算的追踪器看不到这个选择（见第 10 课）。
 
@@ -73,12 +72,12 @@ base = torch.randn(5)
 x_high = (base - base.mean() + 1.0).requires_grad_()
 x_low = (base - base.mean() - 1.0).requires_grad_()
 
-y_high = branchy(x_high)
-y_low = branchy(x_low)
+y_high = branchy(x_high)  # predict: y_high.grad_fn | SinBackward0 | CosBackward0 | IfBackward0
+y_low = branchy(x_low)  # predict: y_low.grad_fn | SinBackward0 | CosBackward0 | IfBackward0
 print("mean of x_high:", x_high.mean().item(), "->", y_high.grad_fn.name())
 print("mean of x_low: ", x_low.mean().item(), "->", y_low.grad_fn.name())
 
-decision = torch.mean(x_high) > THRESHOLD
+decision = torch.mean(x_high) > THRESHOLD  # predict: decision.requires_grad | True | False
 print("decision:", decision, "| requires_grad:", decision.requires_grad, "| grad_fn:", decision.grad_fn)
 print("bool(decision):", bool(decision))
 
@@ -128,10 +127,14 @@ for step in range(4):
 # ## Try it
 # 1. Change `THRESHOLD` to `-2.0`: both inputs now take the sin branch and both
 #    `grad_fn`s read `SinBackward0`.
-# 2. Replace the `if` inside `branchy` with `y = torch.where(x > THRESHOLD, torch.sin(x),
-#    torch.cos(x))`: now both branches are computed and recorded for every element.
+# 2. Replace the whole `if`/`else` inside `branchy` with `y = torch.where(x > THRESHOLD,
+#    torch.sin(x), torch.cos(x))`: now both branches are computed and recorded for every
+#    element, and `y_high.grad_fn` is a `WhereBackward0` that picks between them.
 # [zh]
 # ## 动手试试
 # 1. 把 `THRESHOLD` 改成 `-2.0`：两个输入都会走 sin 分支，两个 `grad_fn` 都是 `SinBackward0`。
-# 2. 把 `branchy` 中的 `if` 换成 `y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))`：
-#    这样每个元素的两个分支都会被计算并记录进图中。
+# 2. 把 `branchy` 中整个 `if`/`else` 换成 `y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))`：
+#    这样每个元素的两个分支都会被计算并记录进图中，
+#    `y_high.grad_fn` 变成在两者之间做选择的 `WhereBackward0`。
+# check: y_low.grad_fn.name() == 'SinBackward0'
+# check: y_high.grad_fn.name() == 'WhereBackward0'

@@ -40,13 +40,15 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 # [en]
 # ## The graph grows by one piece per step
 # - Stop at the `h_t = torch.tanh(...)` line and step over it several times. Each time,
-#   `h_t.grad_fn` is a fresh `TanhBackward0` node, and the printed node count goes up by
-#   the same ten nodes: `SelectBackward0` for `inputs[t]`, three for each vector @ matrix
-#   product (unsqueeze, `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
-# - Step 0 prints 13, not 10. That pass makes only nine nodes, because `h₀` (the zeros we
-#   start from) needs no grad, so `h_t @ W_hh` makes two (see below). The other four are
-#   `AccumulateGrad` nodes, one for each leaf that requires grad (`inputs`, `W_xh`, `W_hh`,
-#   `b_h`); every later step reuses them, so from step 1 on each step adds exactly ten.
+#   `h_t.grad_fn` is a fresh node, that of the last operation that made `h_t` (the first
+#   time, GradStep asks which), and the printed node count goes up by the same ten nodes:
+#   `SelectBackward0` for `inputs[t]`, three for each vector @ matrix product (unsqueeze,
+#   `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
+# - Step 0 is different, and GradStep asks for its count before the `nodes = ...` line.
+#   That pass makes only nine nodes of its own, because `h₀` (the zeros we start from) needs
+#   no grad, so `h_t @ W_hh` makes two (see below). It also makes the `AccumulateGrad` nodes,
+#   one for each leaf that requires grad (`inputs`, `W_xh`, `W_hh`, `b_h`); every later step
+#   reuses them, so from step 1 on each step adds exactly ten.
 # - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
 #   backward, we can see that the gradient reached every step.
 # - The count comes from `count_nodes` in `course.py`, the helper module beside the lessons:
@@ -68,12 +70,14 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 # [zh]
 # ## 图每一步长出一块
 # - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。
-#   每次 `h_t.grad_fn` 都是一个新的 `TanhBackward0` 节点，
-#   打印出的节点数每次都增加同样的十个：取出 `inputs[t]` 的 `SelectBackward0`，
+#   每次 `h_t.grad_fn` 都是一个新节点，即生成 `h_t` 的最后一个运算的节点（第一次执行前，
+#   GradStep 会问你是哪一个）。打印出的节点数每次都增加同样的十个：
+#   取出 `inputs[t]` 的 `SelectBackward0`，
 #   每个“向量 @ 矩阵”乘积三个（unsqueeze、`MmBackward0`、squeeze），
 #   两个 `AddBackward0`，以及一个 `TanhBackward0`。
-# - 第 0 步打印的是 13，而不是 10。这一轮只生成九个节点，因为起始的 `h₀`（全零张量）不需要
-#   梯度，所以 `h_t @ W_hh` 只生成两个（见下文）。另外四个是 `AccumulateGrad` 节点，每个需要
+# - 第 0 步不一样，在执行 `nodes = ...` 那一行之前，GradStep 会问你这一步的节点数。
+#   这一轮自己只生成九个节点，因为起始的 `h₀`（全零张量）不需要梯度，
+#   所以 `h_t @ W_hh` 只生成两个（见下文）。它还生成了 `AccumulateGrad` 节点，每个需要
 #   梯度的叶子一个（`inputs`、`W_xh`、`W_hh`、`b_h`）；后面的每一步都复用它们，因此从第 1 步
 #   起每步正好增加十个。
 # - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
@@ -98,10 +102,11 @@ h_t = torch.zeros(HIDDEN_SIZE)
 hidden_states = []
 for t in range(NUM_STEPS):
     x_t = inputs[t]
-    h_t = torch.tanh(x_t @ W_xh + h_t @ W_hh + b_h)
+    h_t = torch.tanh(x_t @ W_xh + h_t @ W_hh + b_h)  # predict: h_t.grad_fn | AddBackward0 | TanhBackward0 | MmBackward0
     h_t.retain_grad()
     hidden_states.append(h_t)
-    print(f"step {t}: {h_t.grad_fn.name()}, nodes in graph so far: {count_nodes(h_t)}")
+    nodes = count_nodes(h_t)  # predict: nodes | 9 | 10 | 13
+    print(f"step {t}: {h_t.grad_fn.name()}, nodes in graph so far: {nodes}")
 
 # %% [markdown]
 # [en]
@@ -109,8 +114,8 @@ for t in range(NUM_STEPS):
 # The loss uses only the *last* hidden state, yet one `loss.backward()` walks back through
 # all five iterations.
 #
-# - After `loss.backward()`, look at `inputs.grad`: every row is non-zero, even row 0,
-#   which was used five steps before the loss.
+# - After `loss.backward()`, look at `inputs.grad`. GradStep asks first whether row 0, used
+#   five steps before the loss, gets any gradient at all.
 # - `W_hh.grad` is the sum of the contributions of every step, because the same tensor
 #   was used in each iteration.
 # - The printed norms show how much gradient reaches each hidden state. With five steps
@@ -120,15 +125,15 @@ for t in range(NUM_STEPS):
 # ## 随时间反向传播（BPTT）
 # 损失只用到了*最后*一个隐藏状态，但一次 `loss.backward()` 就会回溯全部五次迭代。
 #
-# - `loss.backward()` 之后查看 `inputs.grad`：每一行都不为零，连第 0 行也是，
-#   尽管它在计算损失之前五步就用过了。
+# - `loss.backward()` 之后查看 `inputs.grad`。GradStep 会先问你：第 0 行在计算损失之前
+#   五步就用过了，它还能得到梯度吗？
 # - `W_hh.grad` 是每一步贡献之和，因为每次迭代用的都是同一个张量。
 # - 打印出的范数表示到达每个隐藏状态的梯度大小。只有五步时，早期的梯度仍然不小；
 #   序列很长时它们会逐渐趋近于零（普通 RNN 的“梯度消失”，见“动手试试”）。
 
 # %%
 loss = h_t.sum()
-loss.backward()
+loss.backward()  # predict: bool(inputs.grad[0].any()) | True | False
 print("every input step got a gradient:", bool((inputs.grad.abs().sum(dim=1) > 0).all()))
 for t, h in enumerate(hidden_states):
     print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")
@@ -169,9 +174,13 @@ print("nn.RNN weight gradient matches the loop:", same_grad)
 # [en]
 # ## Try it
 # 1. Set `NUM_STEPS = 20` and rerun: `|dloss/dh_0|` falls below 1% of the last one.
-# 2. Multiply `W_hh` by 3 instead of 0.5: the tanh units saturate and the early gradients
-#    shrink even faster.
+# 2. Keep five steps and multiply `W_hh` by 3 instead of 0.5: the tanh units saturate and
+#    the early gradients shrink even faster: `|dloss/dh_0|` falls below a thousandth of the
+#    last one.
 # [zh]
 # ## 动手试试
 # 1. 把 `NUM_STEPS` 改成 20 再运行：`|dloss/dh_0|` 还不到最后一步的百分之一。
-# 2. 把 `W_hh` 的系数从 0.5 改成 3：tanh 单元趋于饱和，早期步骤的梯度衰减得更快。
+# 2. 保持五步不变，把 `W_hh` 的系数从 0.5 改成 3：tanh 单元趋于饱和，早期步骤的梯度衰减得更快，
+#    `|dloss/dh_0|` 不到最后一步的千分之一。
+# check: hidden_states[0].grad.norm() < 0.01 * hidden_states[-1].grad.norm()
+# check: hidden_states[0].grad.norm() < 0.001 * hidden_states[-1].grad.norm()

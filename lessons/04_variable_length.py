@@ -35,20 +35,21 @@ lengths = torch.tensor([len(seq) for seq in sequences])
 # %% [markdown]
 # [en]
 # ## Padding and the mask
-# - Step over `padded = pad_sequence(...)` and look at its shape: (3, 5, 3), that is
-#   (batch, longest length, features) because of `batch_first=True`. Row 1 had only two
-#   steps; its last three steps are zeros.
+# - Step over `padded = pad_sequence(...)` and look at its shape (GradStep asks for it
+#   first): (batch, longest length, features), in that order because of `batch_first=True`.
+#   Row 1 had only two steps; the rest of its row is zeros.
 # - `mask` is True at real steps and False at padding. `masked_mean` uses it so the
 #   padding zeros do not drag the average down; compare it with `padded.mean(dim=1)`.
 # [zh]
 # ## 填充与掩码
-# - 单步执行 `padded = pad_sequence(...)`，查看它的形状：(3, 5, 3)，因为 `batch_first=True`，
-#   含义是（批大小，最长长度，特征数）。第 1 行原本只有两步，后三步都是零。
+# - 单步执行 `padded = pad_sequence(...)`，查看它的形状（GradStep 会先问你）：
+#   因为 `batch_first=True`，三个维度依次是（批大小，最长长度，特征数）。
+#   第 1 行原本只有两步，其余部分都是零。
 # - `mask` 在真实时间步为 True，在填充处为 False。`masked_mean` 借助它，使填充的零不会
 #   拉低平均值；把它和 `padded.mean(dim=1)` 比较一下。
 
 # %%
-padded = pad_sequence(sequences, batch_first=True, padding_value=0.0).requires_grad_()
+padded = pad_sequence(sequences, batch_first=True, padding_value=0.0).requires_grad_()  # predict: padded.shape
 mask = torch.arange(padded.size(1))[None, :] < lengths[:, None]
 print("padded shape:", tuple(padded.shape))
 print("mask:\n", mask)
@@ -64,22 +65,22 @@ print("row 1, naive mean: ", naive_mean[1])
 # `pack_padded_sequence` stores only the real steps, laid out time step by time step.
 # `enforce_sorted=False` lets it sort the batch by length itself (and undo that later).
 #
-# - Look at `packed.batch_sizes`: `[3, 3, 2, 2, 1]`. At time 0 and 1 all three sequences
-#   are still running; at times 2 and 3 only two (the length-2 one has ended); at time 4
-#   only the length-5 one. The GRU processes 3, 3, 2, 2, 1 rows at those steps.
-# - `packed.data` has 11 rows = 4 + 2 + 5 real steps; no padding is stored.
+# - `packed.batch_sizes` says, for each time step, how many sequences are still running
+#   then: the number of rows the GRU processes at that step. GradStep asks for the list
+#   before `packed = ...` runs; the lengths are 4, 2 and 5.
+# - `packed.data` has one row per real step, 4 + 2 + 5 = 11; no padding is stored.
 # [zh]
 # ## 打包与 batch_sizes
 # `pack_padded_sequence` 只保存真实的时间步，并按时间步依次排列。
 # `enforce_sorted=False` 让它自己按长度给批次排序（之后再还原顺序）。
 #
-# - 查看 `packed.batch_sizes`：`[3, 3, 2, 2, 1]`。第 0、1 步三条序列都还在；第 2、3 步
-#   只剩两条（长度为 2 的那条已经结束）；第 4 步只剩长度为 5 的那条。GRU 在这些时间步
-#   分别处理 3、3、2、2、1 行。
-# - `packed.data` 有 11 行 = 4 + 2 + 5 个真实时间步，没有存任何填充。
+# - `packed.batch_sizes` 给出每个时间步还有几条序列没有结束，
+#   也就是 GRU 在这一步要处理的行数。在 `packed = ...` 执行之前，GradStep 会问你这个列表；
+#   三条序列的长度分别是 4、2 和 5。
+# - `packed.data` 每个真实时间步一行，共 4 + 2 + 5 = 11 行，没有存任何填充。
 
 # %%
-packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)
+packed = pack_padded_sequence(padded, lengths, batch_first=True, enforce_sorted=False)  # predict: packed.batch_sizes
 print("batch_sizes:", packed.batch_sizes.tolist())
 print("packed.data rows:", packed.data.shape[0])
 
@@ -97,15 +98,15 @@ print("unpacked output shape:", tuple(out.shape), "lengths:", out_lengths.tolist
 #   too, so the final state of the two shorter sequences is different: it has been
 #   pushed around by padding.
 # - After `out.sum().backward()`, look at `padded.grad[1]`: the two real steps have a
-#   gradient, the three padded steps get exactly zero.
+#   gradient. GradStep asks first whether any of the three padded steps gets one.
 # [zh]
 # ## 为什么打包能跳过填充
 # - `h_n` 保存的是每条序列在*自己*最后一个真实时间步之后的状态：
 #   `last_real` 取出 `out[i, length_i - 1]`，比较结果打印为 True。
 # - 直接把 `padded` 送进 GRU（得到 `h_unpacked`）时，填充的零也会经过循环单元，
 #   于是两条较短序列的最终状态不同了：它们被填充值带偏了。
-# - `out.sum().backward()` 之后查看 `padded.grad[1]`：两个真实时间步有梯度，
-#   三个填充时间步的梯度恰好为零。
+# - `out.sum().backward()` 之后查看 `padded.grad[1]`：两个真实时间步有梯度。
+#   GradStep 会先问你：三个填充时间步中有没有得到梯度的？
 
 # %%
 last_real = out[torch.arange(len(sequences)), lengths - 1]
@@ -114,7 +115,7 @@ print("h_n equals the output at each last real step:", torch.allclose(last_real,
 _, h_unpacked = gru(padded)
 print("final state changed by padding:", (h_unpacked[0] - h_n[0]).abs().sum(dim=1))
 
-out.sum().backward()
+out.sum().backward()  # predict: bool(padded.grad[1, 2:].any()) | True | False
 print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))
 
 # %% [markdown]
@@ -122,10 +123,15 @@ print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))
 # ## Try it
 # 1. Make all three sequences length 5: `batch_sizes` becomes `[3, 3, 3, 3, 3]` and the
 #    packed and unpacked final states agree.
-# 2. Replace `nn.GRU` with `nn.LSTM`: it returns `(h_n, c_n)` instead of `h_n`, so unpack
-#    that tuple first.
+# 2. Replace `nn.GRU` with `nn.LSTM`. An LSTM also carries a cell state, so where the GRU
+#    returned `h_n` it returns the pair `(h_n, c_n)`: unpack it in the two calls, as
+#    `packed_out, (h_n, c_n) = gru(packed)` and `_, (h_unpacked, _) = gru(padded)`.
 # [zh]
 # ## 动手试试
 # 1. 让三条序列的长度都为 5：`batch_sizes` 变成 `[3, 3, 3, 3, 3]`，打包与不打包得到的
 #    最终状态一致。
-# 2. 把 `nn.GRU` 换成 `nn.LSTM`：它返回 `(h_n, c_n)` 而不是 `h_n`，要先拆开这个元组。
+# 2. 把 `nn.GRU` 换成 `nn.LSTM`。LSTM 还带着一个细胞状态，所以 GRU 返回 `h_n` 的地方，
+#    它返回的是 `(h_n, c_n)` 这一对。在两次调用处把它拆开：
+#    `packed_out, (h_n, c_n) = gru(packed)`，以及 `_, (h_unpacked, _) = gru(padded)`。
+# check: packed.batch_sizes.tolist() == [3, 3, 3, 3, 3] and torch.allclose(h_unpacked, h_n)
+# check: isinstance(gru, nn.LSTM) and c_n.shape == h_n.shape

@@ -61,30 +61,31 @@ for name, param in layer.named_parameters():
 # %% [markdown]
 # [en]
 # ## Leaves and non-leaves
-# - Step over `z = x * y + 1`: `z` requires grad because its inputs do, it has a
-#   `grad_fn` (`AddBackward0`), and `is_leaf` is False.
+# - Step over `z = x * y + 1` (GradStep asks first whether `z` is a leaf): `z` requires
+#   grad because its inputs do, and it has a `grad_fn` (`AddBackward0`) that remembers how
+#   it was made.
 # - `plain` was created without `requires_grad`: it is a leaf too, just one autograd does
-#   not track. `scaled = plain * 2` therefore has no `grad_fn` at all.
-# - After `z.sum().backward()`, `x.grad` equals `y` and `y.grad` equals `x` (the derivative
-#   of x*y). Only leaves get `.grad` filled in.
+#   not track. What is the `grad_fn` of `scaled = plain * 2`?
+# - `z.sum().backward()` fills in `x.grad` and `y.grad` with the derivative of x*y: with
+#   respect to `x` it is `y`, with respect to `y` it is `x`. Only leaves get `.grad` filled in.
 # [zh]
 # ## 叶子与非叶子
-# - 单步执行 `z = x * y + 1`：因为输入需要梯度，`z` 也需要梯度；它有 `grad_fn`
-#   （`AddBackward0`），`is_leaf` 为 False。
+# - 单步执行 `z = x * y + 1`（GradStep 会先问你 `z` 是不是叶子）：因为输入需要梯度，
+#   `z` 也需要梯度；它有一个记录自己来历的 `grad_fn`（`AddBackward0`）。
 # - `plain` 创建时没有设置 `requires_grad`：它也是叶子，只是 autograd 不跟踪它。
-#   所以 `scaled = plain * 2` 根本没有 `grad_fn`。
-# - `z.sum().backward()` 之后，`x.grad` 等于 `y`，`y.grad` 等于 `x`（x*y 的导数）。
-#   只有叶子的 `.grad` 会被填入梯度。
+#   那么 `scaled = plain * 2` 的 `grad_fn` 是什么？
+# - `z.sum().backward()` 把 x*y 的导数填入 `x.grad` 和 `y.grad`：对 `x` 的导数是 `y`，
+#   对 `y` 的导数是 `x`。只有叶子的 `.grad` 会被填入梯度。
 
 # %%
-z = x * y + 1
+z = x * y + 1  # predict: z.is_leaf | True | False
 print("z:", z.requires_grad, z.is_leaf, z.grad_fn.name())
 
 plain = torch.ones(3)
-scaled = plain * 2
+scaled = plain * 2  # predict: scaled.grad_fn | None | MulBackward0
 print("plain.is_leaf:", plain.is_leaf, "| scaled.grad_fn:", scaled.grad_fn)
 
-z.sum().backward()
+z.sum().backward()  # predict: y.grad | None | tensor([1., 2., 3.]) | tensor([4., 5., 6.])
 print("x.grad:", x.grad, "| y.grad:", y.grad)
 
 # %% [markdown]
@@ -113,19 +114,20 @@ print("as_float.requires_grad:", as_float.requires_grad)
 # ## detach(): same numbers, no history
 # - Step over `frozen = z.detach()`: `frozen` has the same values as `z`, but
 #   `requires_grad` False and no `grad_fn`. Nothing computed from it is tracked.
-# - It is not a copy: `frozen` and `z` share memory (same `data_ptr()`). Use
-#   `z.detach().clone()` when you need an independent tensor.
+# - Is it a copy? GradStep asks whether `frozen` and `z` share memory (the same
+#   `data_ptr()`) before `shares_memory` is computed. `z.detach().clone()` is always an
+#   independent tensor.
 # [zh]
 # ## detach()：数值相同，没有历史
 # - 单步执行 `frozen = z.detach()`：`frozen` 与 `z` 的数值相同，但 `requires_grad` 为 False，
 #   也没有 `grad_fn`。由它算出的结果都不会被跟踪。
-# - 它不是副本：`frozen` 与 `z` 共享内存（`data_ptr()` 相同）。需要独立的张量时，
-#   请用 `z.detach().clone()`。
+# - 它是副本吗？在计算 `shares_memory` 之前，GradStep 会问你：
+#   `frozen` 与 `z` 是否共享内存（`data_ptr()` 相同）？`z.detach().clone()` 则总是一个独立的张量。
 
 # %%
 frozen = z.detach()
 print("frozen:", frozen.requires_grad, frozen.grad_fn)
-shares_memory = frozen.data_ptr() == z.data_ptr()
+shares_memory = frozen.data_ptr() == z.data_ptr()  # predict: shares_memory | True | False
 print("shares memory with z:", shares_memory)
 independent = z.detach().clone()
 clone_shares_memory = independent.data_ptr() == z.data_ptr()
@@ -136,16 +138,19 @@ print("clone shares memory:", clone_shares_memory)
 # ## Try it
 # 1. Remove `y.requires_grad_(True)`: after backward, `y.grad` is None, and `z` still
 #    requires grad because `x` does.
-# 2. Freeze the weight as fine-tuning does: call `layer.weight.requires_grad_(False)`, then
-#    `layer(x).sum().backward()`. `layer.bias.grad` is filled in and `layer.weight.grad`
-#    stays None. (`layer(x).grad_fn` is no sign of a freeze: it exists even with weight and
-#    bias frozen, because `x` requires grad. `layer(x.detach())` with both frozen has none.)
+# 2. Freeze the weight as fine-tuning does: at the end of the lesson, add
+#    `layer.weight.requires_grad_(False)`, then `layer(x).sum().backward()`.
+#    `layer.bias.grad` is filled in and `layer.weight.grad` stays None. (`layer(x).grad_fn`
+#    is no sign of a freeze: it exists even with weight and bias frozen, because `x`
+#    requires grad. `layer(x.detach())` with both frozen has none.)
 # [zh]
 # ## 动手试试
 # 1. 删掉 `y.requires_grad_(True)`：反向传播之后 `y.grad` 为 None，而 `z` 仍然需要梯度，
 #    因为 `x` 需要。
-# 2. 像微调时那样冻结权重：调用 `layer.weight.requires_grad_(False)`，
-#    再执行 `layer(x).sum().backward()`。`layer.bias.grad` 被填入了梯度，
+# 2. 像微调时那样冻结权重：在课程末尾加上 `layer.weight.requires_grad_(False)`，
+#    再加上 `layer(x).sum().backward()`。`layer.bias.grad` 被填入了梯度，
 #    而 `layer.weight.grad` 仍然是 None。（`layer(x).grad_fn` 说明不了是否冻结：
 #    即使权重和偏置都冻结了，它也存在，因为 `x` 需要梯度。两者都冻结时，
 #    `layer(x.detach())` 就没有 `grad_fn` 了。）
+# check: y.grad is None and z.requires_grad
+# check: layer.weight.grad is None and layer.bias.grad is not None

@@ -35,9 +35,10 @@ print("grad enabled at start:", torch.is_grad_enabled())
 # It does not touch existing tensors at all.
 #
 # - Step into the `with torch.no_grad():` block and look at `torch.is_grad_enabled()`
-#   printed on the first line inside it: False.
-# - Step over `doubled = x * 2`: `doubled.requires_grad` is False and its `grad_fn` is None,
-#   but `x.requires_grad` is still True (watch `x` in the variables view).
+#   printed on the first line inside it: False. GradStep asks, as you enter the block,
+#   whether `x` still requires grad; watch `x` in the variables view.
+# - Step over `doubled = x * 2` (GradStep asks about `doubled.requires_grad` first): no
+#   operation is recorded here, so `doubled` has no `grad_fn`.
 # - After the block, `tracked = x * 2` is recorded again, because grad mode is back on.
 # [zh]
 # ## 在 no_grad 内部：输入仍然需要梯度，结果不再需要
@@ -45,14 +46,15 @@ print("grad enabled at start:", torch.is_grad_enabled())
 # 实际上它完全不会改动已有的张量。
 #
 # - 单步进入 `with torch.no_grad():` 块，看块内第一行打印的 `torch.is_grad_enabled()`：False。
-# - 单步执行 `doubled = x * 2`：`doubled.requires_grad` 为 False，`grad_fn` 为 None，
-#   但 `x.requires_grad` 仍然是 True（在变量视图里观察 `x`）。
+#   进入这个块时，GradStep 会问你 `x` 是否仍然需要梯度；请在变量视图里观察 `x`。
+# - 单步执行 `doubled = x * 2`（GradStep 会先问你 `doubled.requires_grad`）：
+#   这里不记录任何运算，所以 `doubled` 没有 `grad_fn`。
 # - 离开这个块后，`tracked = x * 2` 又会被记录，因为梯度模式恢复了。
 
 # %%
-with torch.no_grad():
+with torch.no_grad():  # predict: x.requires_grad | True | False
     print("inside no_grad, grad enabled:", torch.is_grad_enabled())
-    doubled = x * 2
+    doubled = x * 2  # predict: doubled.requires_grad | True | False
     print("doubled.requires_grad:", doubled.requires_grad, "| x.requires_grad:", x.requires_grad)
 tracked = x * 2
 print("after the block, tracked.grad_fn:", tracked.grad_fn)
@@ -64,13 +66,15 @@ print("after the block, tracked.grad_fn:", tracked.grad_fn)
 #   suits code shared by training and evaluation. Step over `with
 #   torch.set_grad_enabled(is_training):` once for each value of `is_training` and compare
 #   `out.requires_grad`.
-# - `@torch.no_grad()` above `predict` switches tracking off for every call of the function.
+# - `@torch.no_grad()` above `predict` switches tracking off for every call of the function,
+#   whatever the caller's mode: GradStep asks whether `prediction` requires grad.
 # [zh]
 # ## 用变量切换，以及装饰器
 # - `torch.set_grad_enabled(is_training)` 根据变量的值打开或关闭跟踪，适合训练和评估共用的
 #   代码。对 `is_training` 的每个取值各单步执行一次 `with torch.set_grad_enabled(is_training):`，
 #   比较 `out.requires_grad`。
-# - 写在 `predict` 上方的 `@torch.no_grad()` 让这个函数的每次调用都不跟踪梯度。
+# - 写在 `predict` 上方的 `@torch.no_grad()` 让这个函数的每次调用都不跟踪梯度，
+#   不管调用者处于哪种模式：GradStep 会问你 `prediction` 是否需要梯度。
 
 # %%
 for is_training in (True, False):
@@ -85,7 +89,7 @@ def predict(inputs):
     return inputs * 3
 
 
-prediction = predict(x)
+prediction = predict(x)  # predict: prediction.requires_grad | True | False
 print("prediction.requires_grad:", prediction.requires_grad)
 
 # %% [markdown]
@@ -97,7 +101,8 @@ print("prediction.requires_grad:", prediction.requires_grad)
 #
 # - After the `with torch.inference_mode():` block, `fast.is_inference()` is True.
 # - `fast` may still be an input of a recorded operation: `(fast + x).sum().backward()`
-#   works, because an addition saves no tensor for backward (lesson 9). `x.grad` is all ones.
+#   works, because an addition saves no tensor for backward (lesson 9). GradStep asks what
+#   it puts in `x.grad`.
 # - Step over the three `try` blocks; each one fails, and its message is printed:
 #   `fast * x` (its `MulBackward0` would have to save `fast` for backward), `fast.add_(1)`
 #   (an in-place change) and `fast.requires_grad_()`.
@@ -111,7 +116,7 @@ print("prediction.requires_grad:", prediction.requires_grad)
 #
 # - `with torch.inference_mode():` 块结束后，`fast.is_inference()` 为 True。
 # - `fast` 仍然可以作为被记录运算的输入：`(fast + x).sum().backward()` 能够成功，因为加法
-#   不需要为反向传播保存张量（见第 9 课）。`x.grad` 全为 1。
+#   不需要为反向传播保存张量（见第 9 课）。GradStep 会问你它在 `x.grad` 中填入了什么。
 # - 依次单步执行三个 `try` 块，每个都会失败，并打印报错信息：
 #   `fast * x`（它的 `MulBackward0` 需要为反向传播保存 `fast`）、
 #   `fast.add_(1)`（原地修改）以及 `fast.requires_grad_()`。
@@ -123,7 +128,7 @@ with torch.inference_mode():
     fast = x * 2
 print("fast.is_inference():", fast.is_inference(), "| fast.requires_grad:", fast.requires_grad)
 
-(fast + x).sum().backward()
+(fast + x).sum().backward()  # predict: x.grad | None | tensor([1., 1., 1.]) | tensor([2., 4., 6.])
 print("fast + x is fine, x.grad:", x.grad)
 try:
     product = fast * x
@@ -144,15 +149,21 @@ print("normal.is_inference():", normal.is_inference(), "| (normal * x).grad_fn:"
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Inside the `no_grad` block add `x.requires_grad_(False)`: now the input really changes,
-#    and `tracked` after the block has no `grad_fn`. The change lasts: the lesson now stops
-#    at `(fast + x).sum().backward()` with "element 0 of tensors does not require grad".
+# 1. Add `x.requires_grad_(False)` as the last line of the `no_grad` block: now the input
+#    itself changes, not the mode, and `tracked` after the block has no `grad_fn`. The change
+#    lasts, so `(fast + x).sum().backward()` further down would stop the lesson with "element
+#    0 of tensors does not require grad": add `x.requires_grad_(True)` right after the
+#    `print("after the block` line to switch it back.
 # 2. Replace `torch.inference_mode()` with `torch.no_grad()`: `fast` is an ordinary tensor
-#    that does not require grad, so all three `try` blocks now succeed.
+#    that does not require grad, so all three `try` blocks now succeed, and the last one
+#    makes `fast` require grad.
 # [zh]
 # ## 动手试试
-# 1. 在 `no_grad` 块里加上 `x.requires_grad_(False)`：这次输入真的被改了，
-#    块之后的 `tracked` 没有 `grad_fn`。这个改动会一直保留：
-#    课程随后会停在 `(fast + x).sum().backward()`，报错“element 0 of tensors does not require grad”。
+# 1. 在 `no_grad` 块的最后加上一行 `x.requires_grad_(False)`：这次改的是输入本身，
+#    而不是模式，块之后的 `tracked` 没有 `grad_fn`。这个改动会一直保留，
+#    后面的 `(fast + x).sum().backward()` 会让课程停下，报错“element 0 of tensors does not require grad”：
+#    请在 `print("after the block` 那一行之后加上 `x.requires_grad_(True)`，把它改回来。
 # 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`fast` 成了不需要梯度的普通张量，
-#    三个 `try` 块都能成功执行了。
+#    三个 `try` 块都能成功执行了，最后一个还让 `fast` 需要梯度。
+# check: tracked.grad_fn is None and x.requires_grad
+# check: fast.requires_grad and 'product' in globals()

@@ -34,15 +34,17 @@ torch.manual_seed(0)
 # With `h = x * w` and `loss = sum(h**2)`, the chain rule gives
 # dloss/dw = 2 * h * x = 2 * w * x**2.
 #
-# - Step over `loss.backward()` and look at `w.grad`; then compare it with `expected`
-#   on the next line: they are equal.
+# - Before `loss.backward()` runs, GradStep asks what it puts in `w.grad`: the gradient at
+#   `h` (2 * h) is not yet the gradient at `w`. Step over it and compare `w.grad` with
+#   `expected` on the next line.
 # - `x` has no `.grad`: it does not require grad, so backward computes no gradient for it.
 # [zh]
 # ## 标量损失与解析梯度
 # 设 `h = x * w`，`loss = sum(h**2)`，
 # 由链式法则得 dloss/dw = 2 * h * x = 2 * w * x**2。
 #
-# - 单步执行 `loss.backward()`，查看 `w.grad`，再与下一行的 `expected` 比较：二者相等。
+# - 在 `loss.backward()` 执行之前，GradStep 会问你它在 `w.grad` 中填入了什么：
+#   `h` 处的梯度（2 * h）还不是 `w` 处的梯度。单步执行后，把 `w.grad` 与下一行的 `expected` 比较。
 # - `x` 没有 `.grad`：它不需要梯度，所以反向传播不会为它计算梯度。
 
 # %%
@@ -50,7 +52,7 @@ x = torch.tensor([1.0, 2.0, 3.0])
 w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 h = x * w
 loss = (h**2).sum()
-loss.backward()
+loss.backward()  # predict: w.grad | None | tensor([1., -4., 12.]) | tensor([1., -8., 36.])
 expected = 2 * w.detach() * x**2
 print("w.grad:  ", w.grad)
 print("expected:", expected)
@@ -63,9 +65,9 @@ print("expected:", expected)
 #
 # - Step over `h2.retain_grad()`: it asks autograd to keep the gradient of this one
 #   non-leaf. After `loss2.backward()`, `h2.grad` equals 2 * h2.
-# - Look at `w.grad` after `loss2.backward()` too: it is now twice `expected`. `loss2` is
-#   the same computation as `loss`, and its backward *added* the same gradient onto the one
-#   already there. That is accumulation, the subject of the last section.
+# - Look at `w.grad` after `loss2.backward()` too (GradStep asks for it first). `loss2` is
+#   the same computation as `loss`, and `w.grad` still holds the gradient of the first
+#   backward. What does a second backward do with it? That is the subject of the last section.
 # [zh]
 # ## 非叶子张量不保留 .grad
 # 为了节省内存，autograd 只为叶子保存梯度。读取 `h.grad` 得到 None，PyTorch 还会发出警告；
@@ -73,9 +75,9 @@ print("expected:", expected)
 #
 # - 单步执行 `h2.retain_grad()`：它要求 autograd 保留这个非叶子的梯度。
 #   `loss2.backward()` 之后，`h2.grad` 等于 2 * h2。
-# - `loss2.backward()` 之后也看一看 `w.grad`：它现在是 `expected` 的两倍。
-#   `loss2` 与 `loss` 的计算完全相同，它的反向传播把同样的梯度*累加*到了已有的梯度上。这就是累加，
-#   也是最后一节的主题。
+# - `loss2.backward()` 之后也看一看 `w.grad`（GradStep 会先问你）。`loss2` 与 `loss` 的
+#   计算完全相同，而 `w.grad` 里还留着第一次反向传播的梯度。第二次反向传播会怎样对待它？
+#   这正是最后一节的主题。
 
 # %%
 with warnings.catch_warnings(record=True) as caught:
@@ -87,7 +89,7 @@ for warning in caught:
 h2 = x * w
 h2.retain_grad()
 loss2 = (h2**2).sum()
-loss2.backward()
+loss2.backward()  # predict: w.grad | tensor([1., -8., 36.]) | tensor([2., -16., 72.])
 print("h2.grad:", h2.grad, "| 2 * h2:", 2 * h2.detach())
 print("w.grad after a second backward:", w.grad, "| 2 * expected:", 2 * expected)
 
@@ -102,7 +104,8 @@ print("w.grad after a second backward:", w.grad, "| 2 * expected:", 2 * expected
 # the scalar `sum(u * y)`. No Jacobian is ever built; each node only multiplies by its
 # local derivative.
 #
-# - After `y.backward(gradient=u)`, compare `v.grad` with `u @ A`: equal.
+# - Before `y.backward(gradient=u)` runs, GradStep asks for `v.grad`: work out `u @ A`.
+#   Then compare `v.grad` with the printed `u @ A`.
 # - `torch.ones_like(y)` as `gradient` is the same as calling `y.sum().backward()`.
 # [zh]
 # ## 向量作为起点需要 `gradient`：向量-雅可比积
@@ -113,7 +116,8 @@ print("w.grad after a second backward:", w.grad, "| 2 * expected:", 2 * expected
 # `y.backward(gradient=u)` 计算的是 `u @ J`，即向量-雅可比积，也就是标量 `sum(u * y)` 的梯度。
 # 整个过程从不构造雅可比矩阵，每个节点只乘上自己的局部导数。
 #
-# - `y.backward(gradient=u)` 之后，把 `v.grad` 与 `u @ A` 比较：二者相等。
+# - 在 `y.backward(gradient=u)` 执行之前，GradStep 会问你 `v.grad`：算一算 `u @ A`。
+#   然后把 `v.grad` 与打印出的 `u @ A` 比较。
 # - 用 `torch.ones_like(y)` 作为 `gradient`，与调用 `y.sum().backward()` 效果相同。
 
 # %%
@@ -125,7 +129,7 @@ try:
 except RuntimeError as err:
     print("backward on a vector:", err)
 u = torch.tensor([1.0, 10.0])
-y.backward(gradient=u)
+y.backward(gradient=u)  # predict: v.grad | tensor([1., -8., 30.]) | tensor([3., 20.]) | tensor([1., 1., 1.])
 print("v.grad:", v.grad, "| u @ A:", u @ A)
 
 # %% [markdown]
@@ -152,9 +156,12 @@ print("after w.grad.zero_():", w.grad)
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Change `u` to `torch.ones(2)` and check that `v.grad` equals the column sums of `A`.
+# 1. Change `u` to `torch.ones(2)`: `v.grad` now equals the column sums of `A`, the same as
+#    `y.sum().backward()` would give.
 # 2. Remove `h2.retain_grad()`: `h2.grad` becomes None and the warning comes back.
 # [zh]
 # ## 动手试试
-# 1. 把 `u` 改成 `torch.ones(2)`，确认 `v.grad` 等于 `A` 每一列的和。
+# 1. 把 `u` 改成 `torch.ones(2)`：`v.grad` 变成 `A` 每一列的和，与 `y.sum().backward()` 的结果相同。
 # 2. 删掉 `h2.retain_grad()`：`h2.grad` 变成 None，警告又出现了。
+# check: torch.equal(u, torch.ones(2)) and torch.equal(v.grad, A.sum(0))
+# check: h2.grad is None

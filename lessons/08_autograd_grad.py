@@ -35,7 +35,7 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 # `y = x**2` and `z = y.mean()`, so dz/dx = 2x/3 and dz/dy = 1/3 for each entry.
 #
 # - Step over `(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)`: the result is a
-#   tuple of one tensor; `grad_x` is `[0.667, 1.333, 2.0]` and `x.grad` is still None.
+#   tuple of one tensor, `grad_x` is `[0.667, 1.333, 2.0]`; GradStep asks for `x.grad` first.
 # - `y` is not a leaf, yet `torch.autograd.grad(z, y)` works: `grad_y` is 1/3 everywhere.
 #   `retain_graph=True` on the first call keeps the graph for the second one (lesson 9).
 # [zh]
@@ -43,14 +43,14 @@ x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
 # `y = x**2`，`z = y.mean()`，所以每个元素的 dz/dx = 2x/3，dz/dy = 1/3。
 #
 # - 单步执行 `(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)`：结果是只含一个张量的
-#   元组；`grad_x` 为 `[0.667, 1.333, 2.0]`，而 `x.grad` 仍然是 None。
+#   元组，`grad_x` 为 `[0.667, 1.333, 2.0]`。GradStep 会先问你：这次调用之后 `x.grad` 是什么？
 # - `y` 不是叶子，但 `torch.autograd.grad(z, y)` 照样可以：`grad_y` 处处为 1/3。
 #   第一次调用时的 `retain_graph=True` 为第二次调用保留了计算图（见第 9 课）。
 
 # %%
 y = x**2
 z = y.mean()
-(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)
+(grad_x,) = torch.autograd.grad(z, x, retain_graph=True)  # predict: x.grad | None | tensor([0.6667, 1.3333, 2.0])
 print("dz/dx:", grad_x, "| x.grad is still:", x.grad)
 (grad_y,) = torch.autograd.grad(z, y)
 print("dz/dy:", grad_y)
@@ -60,20 +60,21 @@ print("dz/dy:", grad_y)
 # ## Higher derivatives with create_graph=True
 # For `f = sum(x**3)`: the first derivative is 3x**2, the second is 6x.
 #
-# - Step over the line computing `first`: because of `create_graph=True`, `first` has a
-#   `grad_fn` of its own; the backward pass was itself recorded as a graph.
+# - Step over the line computing `first` (GradStep asks first whether `first` requires
+#   grad). `create_graph=True` records the backward pass itself as a graph, with `x` among
+#   its inputs.
 # - The next line differentiates `first.sum()` again: `second` equals `6 * x`.
 # [zh]
 # ## 用 create_graph=True 求高阶导数
 # 对 `f = sum(x**3)`：一阶导数是 3x**2，二阶导数是 6x。
 #
-# - 单步执行计算 `first` 的那一行：因为 `create_graph=True`，`first` 有自己的 `grad_fn`；
-#   反向传播的过程本身也被记录成了计算图。
+# - 单步执行计算 `first` 的那一行（GradStep 会先问你 `first` 是否需要梯度）。
+#   `create_graph=True` 会把反向传播的过程本身也记录成计算图，`x` 就是它的输入之一。
 # - 下一行再对 `first.sum()` 求导：`second` 等于 `6 * x`。
 
 # %%
 f = (x**3).sum()
-(first,) = torch.autograd.grad(f, x, create_graph=True)
+(first,) = torch.autograd.grad(f, x, create_graph=True)  # predict: first.requires_grad | True | False
 (second,) = torch.autograd.grad(first.sum(), x)
 print("first derivative:", first, "| 3x^2:", 3 * x.detach() ** 2)
 print("second derivative:", second, "| 6x:", 6 * x.detach())
@@ -86,7 +87,8 @@ print("second derivative:", second, "| 6x:", 6 * x.detach())
 # `sum(ones * y) + 1 * z` and returns one tensor per *input*. (Some tutorials index the
 # result as if it held "grad of y" and "grad of z"; with one input there is only index 0.)
 #
-# - Step over the line computing `combined`: `len(combined)` is 1, because there is one input.
+# - Step over the line computing `combined`: GradStep asks first for `len(combined)`, one
+#   entry per output or one per input?
 # - `combined[0]` equals 2x + 2x/3, the sum of the two separate gradients computed below it.
 # - With two inputs, `per_input` has two entries, one for `x` and one for `w`.
 # [zh]
@@ -95,7 +97,8 @@ print("second derivative:", second, "| 6x:", 6 * x.detach())
 # autograd 计算的是加权和 `sum(ones * y) + 1 * z` 的梯度，并为每个*输入*返回一个张量。
 # （有些教程把结果当成“y 的梯度”和“z 的梯度”来取下标；只有一个输入时，只有下标 0。）
 #
-# - 单步执行计算 `combined` 的那一行：`len(combined)` 为 1，因为只有一个输入。
+# - 单步执行计算 `combined` 的那一行：GradStep 会先问你 `len(combined)`，
+#   是每个输出一项，还是每个输入一项？
 # - `combined[0]` 等于 2x + 2x/3，也就是下面分别算出的两个梯度之和。
 # - 有两个输入时，`per_input` 就有两项，`x` 和 `w` 各一项。
 
@@ -103,7 +106,7 @@ print("second derivative:", second, "| 6x:", 6 * x.detach())
 y = x**2
 z = y.mean()
 weights = [torch.ones_like(y), torch.tensor(1.0)]
-combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)
+combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)  # predict: len(combined) | 1 | 2
 print("number of results:", len(combined), "| combined[0]:", combined[0])
 
 (from_y,) = torch.autograd.grad(y.sum(), x, retain_graph=True)
@@ -121,11 +124,17 @@ print("one gradient per input:", len(per_input), "| d/dx:", per_input[0], "| d/d
 # ## Try it
 # 1. Change `weights` to `[torch.ones_like(y), torch.tensor(0.0)]`: `combined[0]`
 #    becomes the gradient of `y.sum()` alone, 2x.
-# 2. Remove `create_graph=True`: the second `torch.autograd.grad` call fails, because
-#    `first` no longer has a graph to differentiate.
+# 2. Go one derivative further: give the `second` line `create_graph=True` as well, and add
+#    `(third,) = torch.autograd.grad(second.sum(), x)` after it. `third` is 6 everywhere,
+#    the third derivative of x**3. Without `create_graph=True` on the line before, this call
+#    would fail: the gradient it differentiates would have no graph.
 # [zh]
 # ## 动手试试
 # 1. 把 `weights` 改成 `[torch.ones_like(y), torch.tensor(0.0)]`：
 #    `combined[0]` 变成只有 `y.sum()` 的梯度，即 2x。
-# 2. 删掉 `create_graph=True`：第二次调用 `torch.autograd.grad` 会失败，
-#    因为 `first` 已经没有可以求导的计算图了。
+# 2. 再多求一阶导数：给计算 `second` 的那一行也加上 `create_graph=True`，
+#    并在它后面加上 `(third,) = torch.autograd.grad(second.sum(), x)`。
+#    `third` 处处为 6，即 x**3 的三阶导数。如果上一行没有 `create_graph=True`，
+#    这次调用就会失败：被求导的梯度没有计算图。
+# check: torch.allclose(combined[0], 2 * x)
+# check: 'third' in globals() and torch.allclose(third, torch.full_like(x, 6.0))

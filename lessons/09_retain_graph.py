@@ -36,16 +36,17 @@ x = torch.randn(3, requires_grad=True)
 # ## The second backward fails
 # - Before `loss.backward()`, look at the printed `y.grad_fn._saved_result`: `ExpBackward0`
 #   holds on to its own output, the tensor it needs to compute the gradient.
-# - Step over `loss.backward()`, then over the first `try`: reading the saved tensor now
-#   raises, because backward freed it.
+# - Step over `loss.backward()` (GradStep asks first whether `y.grad_fn` is gone after it),
+#   then over the first `try`: reading the saved tensor now raises, because backward freed
+#   it.
 # - Step over the second `try`: `loss.backward()` a second time fails with "Trying to
 #   backward through the graph a second time". The message itself suggests `retain_graph=True`.
 # [zh]
 # ## 第二次 backward 失败
 # - 在 `loss.backward()` 之前，查看打印出的 `y.grad_fn._saved_result`：
 #   `ExpBackward0` 保留了自己的输出，这正是它计算梯度时需要的张量。
-# - 单步执行 `loss.backward()`，再执行第一个 `try`：此时读取保存的张量会报错，
-#   因为 backward 已经把它释放了。
+# - 单步执行 `loss.backward()`（GradStep 会先问你：执行之后 `y.grad_fn` 是否没有了？），
+#   再执行第一个 `try`：此时读取保存的张量会报错，因为 backward 已经把它释放了。
 # - 单步执行第二个 `try`：再次调用 `loss.backward()` 会失败，提示
 #   “Trying to backward through the graph a second time”。报错信息本身就建议使用 `retain_graph=True`。
 
@@ -53,7 +54,7 @@ x = torch.randn(3, requires_grad=True)
 y = torch.exp(x)
 loss = y.sum()
 print("saved before backward:", y.grad_fn._saved_result)
-loss.backward()
+loss.backward()  # predict: y.grad_fn is None | True | False
 try:
     print(y.grad_fn._saved_result)
 except RuntimeError as err:
@@ -69,11 +70,17 @@ except RuntimeError as err:
 # Step over `loss.backward(retain_graph=True)` and then the plain `loss.backward()` after
 # it: both work. `x.grad` is now twice exp(x), since the two passes accumulate (lesson 7).
 # The last call has no `retain_graph`, so it frees the graph as usual.
+#
+# "Frees the graph" means what its nodes saved, not the nodes: after the first cell's
+# `loss.backward()`, `y.grad_fn` was still there, and the error spoke of saved tensors.
 # [zh]
 # ## retain_graph=True
 # 单步执行 `loss.backward(retain_graph=True)`，再执行其后的普通 `loss.backward()`：
 # 两次都成功。此时 `x.grad` 是 exp(x) 的两倍，因为两次结果会累加（见第 7 课）。
 # 最后一次调用没有 `retain_graph`，所以会照常释放计算图。
+#
+# “释放计算图”指的是释放节点保存的张量，而不是节点本身：
+# 第一段代码的 `loss.backward()` 之后，`y.grad_fn` 仍然存在，报错说的也是保存的张量。
 
 # %%
 x.grad = None
@@ -90,19 +97,19 @@ print("x.grad:", x.grad, "| 2 * exp(x):", 2 * torch.exp(x.detach()))
 # million float32 entries (2 MB). `exp`, `sin` and `tanh` each save a tensor of that size;
 # the output of `exp` is also the input `sin` saves, so 4 MB in all.
 #
-# - After `deep.backward(retain_graph=True)`, `saved_megabytes()` still reports them: the
-#   retained graph keeps that memory alive as long as `deep` exists.
-# - After the final `deep.backward()`, it drops to 0. In a training loop, retaining the
-#   graph every step would hold on to every batch's activations.
+# - GradStep asks what `saved_megabytes()` reports after `deep.backward(retain_graph=True)`,
+#   and again after the final `deep.backward()`. A retained graph keeps its saved tensors,
+#   and their memory, alive as long as `deep` exists; a plain backward frees them. In a
+#   training loop, retaining the graph every step would hold on to every batch's activations.
 # [zh]
 # ## 内存代价
 # `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量。`big` 有五十万个 float32 元素
 # （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；
 # `exp` 的输出恰好就是 `sin` 保存的输入，所以总共是 4 MB。
 #
-# - `deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 仍然报告这些张量：
-#   只要 `deep` 还在，被保留的计算图就一直占着这块内存。
-# - 最后一次 `deep.backward()` 之后，它降为 0。如果训练循环每一步都保留计算图，
+# - GradStep 会问你：`deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 报告多少？
+#   最后一次 `deep.backward()` 之后又是多少？只要 `deep` 还在，被保留的计算图就一直保留着
+#   它保存的张量和这块内存；普通的 backward 则会释放它们。如果训练循环每一步都保留计算图，
 #   每个批次的中间结果都会一直占着内存。
 
 # %%
@@ -125,9 +132,9 @@ big = torch.randn(500, 1000, requires_grad=True)
 with torch.autograd.graph.saved_tensors_hooks(remember, lambda tensor: tensor):
     deep = big.exp().sin().tanh().sum()
 print(f"saved by the graph: {saved_megabytes():.1f} MB")
-deep.backward(retain_graph=True)
+deep.backward(retain_graph=True)  # predict: saved_megabytes() | 0.0 | 2.0 | 4.0
 print(f"after backward(retain_graph=True): {saved_megabytes():.1f} MB")
-deep.backward()
+deep.backward()  # predict: saved_megabytes() | 0.0 | 2.0 | 4.0
 print(f"after a plain backward: {saved_megabytes():.1f} MB")
 
 # %% [markdown]
@@ -135,30 +142,36 @@ print(f"after a plain backward: {saved_megabytes():.1f} MB")
 # ## When a second backward works anyway
 # Adding a constant or summing needs no saved tensors: the derivative of `x + 1` is 1
 # whatever `x` is. Step over the two `simple.backward()` calls: both succeed, with no
-# `retain_graph`. Do not rely on this: multiplying by 2 already saves a tensor (try it).
+# `retain_graph`; GradStep asks what `x.grad` holds after the second. Do not rely on this:
+# multiplying by 2 already saves a tensor (try it).
 # [zh]
 # ## 第二次 backward 也能成功的情况
 # 加一个常数或者求和都不需要保存张量：无论 `x` 是多少，`x + 1` 的导数都是 1。
-# 单步执行两次 `simple.backward()`：都能成功，并不需要 `retain_graph`。
+# 单步执行两次 `simple.backward()`：都能成功，并不需要 `retain_graph`；
+# GradStep 会问你第二次之后 `x.grad` 是什么。
 # 但别依赖这一点：只要乘以 2 就已经会保存张量了（动手试试）。
 
 # %%
 x.grad = None
 simple = (x + 1).sum()
 simple.backward()
-simple.backward()
+simple.backward()  # predict: x.grad | tensor([1., 1., 1.]) | tensor([2., 2., 2.])
 print("two passes without retain_graph, x.grad:", x.grad)
 
 # %% [markdown]
 # [en]
 # ## Try it
 # 1. Change `simple = (x + 1).sum()` to `(x * 2).sum()`: the second backward now fails.
-# 2. Change `torch.exp(x)` in the first cell to `x + 3`: `_saved_result` no longer exists
-#    (an AttributeError), because `AddBackward0` saves no tensor: it keeps only the number
-#    `alpha` (the scale of the second operand, here 1), as `_saved_alpha`.
+#    Give the first `simple.backward()` `retain_graph=True` and both passes work again:
+#    `x.grad` ends up 4 everywhere.
+# 2. Give the final `deep.backward()` `retain_graph=True` too: once the lesson has ended,
+#    `saved_megabytes()` still reports 4 MB, because `deep` and its graph still exist.
 # [zh]
 # ## 动手试试
 # 1. 把 `simple = (x + 1).sum()` 改成 `(x * 2).sum()`：第二次 backward 就会失败。
-# 2. 把第一段代码里的 `torch.exp(x)` 改成 `x + 3`：`_saved_result` 不存在了
-#    （AttributeError），因为 `AddBackward0` 不保存任何张量：它只保留一个数 `alpha`
-#    （第二个操作数的系数，这里是 1），即 `_saved_alpha`。
+#    给第一次 `simple.backward()` 加上 `retain_graph=True`，两次就又都能成功了：
+#    `x.grad` 最终处处为 4。
+# 2. 给最后一次 `deep.backward()` 也加上 `retain_graph=True`：课程结束之后，
+#    `saved_megabytes()` 仍然报告 4 MB，因为 `deep` 和它的计算图都还在。
+# check: torch.equal(x.grad, torch.full((3,), 4.0))
+# check: saved_megabytes() > 0

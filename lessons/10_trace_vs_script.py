@@ -79,8 +79,9 @@ expected = model(negative)
 # - Step over `traced = torch.jit.trace(model, positive)`. The printed warnings include a
 #   `TracerWarning` ("Converting a tensor to a Python boolean might cause the trace to be
 #   incorrect") and, on recent PyTorch, a `DeprecationWarning`.
-# - Compare `traced(negative)` with `expected`: the signs are wrong, because the traced
-#   graph never negates. `traced.code` shows a graph with no `if` in it.
+# - Before `traced_out = traced(negative)` runs, GradStep asks whether it matches
+#   `expected`, the eager model's answer for the same input. `traced.code` then shows the
+#   graph that was recorded: read it for an `if`, or a negation.
 # - Two helpers from `course.py`, the module beside the lessons, keep each cell short:
 #   `has_api(torch, "jit.trace")` checks that this PyTorch has the API, so a cell skips what
 #   it lacks instead of failing, and `first_lines(caught)` gives each caught warning's first
@@ -93,8 +94,9 @@ expected = model(negative)
 # - 单步执行 `traced = torch.jit.trace(model, positive)`。打印出的警告中有一条 `TracerWarning`
 #   （“把张量转换成 Python 布尔值可能导致追踪结果不正确”），
 #   在较新的 PyTorch 上还有一条 `DeprecationWarning`。
-# - 把 `traced(negative)` 与 `expected` 比较：符号错了，因为追踪得到的图从不取反。
-#   `traced.code` 显示的图里根本没有 `if`。
+# - 在 `traced_out = traced(negative)` 执行之前，GradStep 会问你：它与 `expected`
+#   （即时执行的模型对同一输入的结果）一致吗？随后 `traced.code` 会显示记录下来的图：
+#   看看里面有没有 `if`，有没有取反。
 # - 课程目录里的辅助模块 `course.py` 提供了两个函数，让每个单元保持简短：
 #   `has_api(torch, "jit.trace")` 检查当前 PyTorch 是否有这个接口，没有时该单元跳过它而不是报错；
 #   `first_lines(caught)` 把捕获到的每种警告的第一句各列一次。按 F11 不会单步进入它们。
@@ -105,7 +107,7 @@ if has_api(torch, "jit.trace"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         traced = torch.jit.trace(model, positive)
-        traced_out = traced(negative)
+        traced_out = traced(negative)  # predict: torch.allclose(traced_out, expected) | True | False
     for line in first_lines(caught):
         print("while tracing:", line)
     print("traced code:", traced.code)
@@ -120,13 +122,13 @@ else:
 #
 # - Step over `scripted = torch.jit.script(model)` and read `scripted.code`: the condition
 #   is still there.
-# - `scripted(negative)` matches `expected`.
+# - GradStep asks the same question for `scripted(negative)`.
 # [zh]
 # ## script：分支被保留
 # `torch.jit.script` 读取 `forward` 的源代码并编译它，`if` 也一并编译。
 #
 # - 单步执行 `scripted = torch.jit.script(model)`，阅读 `scripted.code`：条件判断还在。
-# - `scripted(negative)` 与 `expected` 一致。
+# - 对 `scripted(negative)`，GradStep 会问同样的问题。
 
 # %%
 scripted = None
@@ -135,7 +137,7 @@ if has_api(torch, "jit.script"):
         warnings.simplefilter("always")
         try:
             scripted = torch.jit.script(model)
-            scripted_out = scripted(negative)
+            scripted_out = scripted(negative)  # predict: torch.allclose(scripted_out, expected) | True | False
         except Exception as err:  # TorchScript support shrinks as it is phased out
             print("torch.jit.script failed:", err)
     for line in first_lines(caught):
@@ -225,11 +227,11 @@ else:
 #   `torch_dynamo_resume_in_forward_at_` plus the line of the `if`. That is the code after
 #   the break, which Dynamo made into a function of its own; the `return` lines never run
 #   as Python, because their graph runs instead.
-# - `torch._dynamo.explain(model)(positive)` reports what Dynamo did: two graphs and one
-#   graph break, at the `if x.mean() > 0:` line. Graph 1 ends with the comparison and
-#   returns it; graph 2 is the branch that ran (`linear`).
-# - Dynamo stores a few helpers among the lesson's globals, named `__builtins_dict___` and a
-#   number; they appear in the variables view after this cell.
+# - `torch._dynamo.explain(model)(positive)` reports what Dynamo did: how many graphs it
+#   made and where it broke the graph (GradStep asks how many breaks). Graph 1 ends with the
+#   comparison and returns it; graph 2 is the branch that ran (`linear`).
+# - Dynamo stores a few helpers among the lesson's globals (`__compiled_fn_…`, `__resume_at_…`,
+#   `__builtins_dict___` and a number); the variables view hides them, as it hides other `__` names.
 # [zh]
 # ## torch.compile：在 `if` 处断图
 # `torch.compile` 把 Python 字节码转换成计算图（它的前端叫 Dynamo）。遇到无法放进图里的
@@ -243,11 +245,11 @@ else:
 #   它的名字是 `torch_dynamo_resume_in_forward_at_` 加上 `if` 所在的行号。
 #   它是断图之后的代码，Dynamo 把它单独做成了一个函数；两行 `return` 从不作为 Python 执行，
 #   执行的是它们的图。
-# - `torch._dynamo.explain(model)(positive)` 报告 Dynamo 做了什么：两张图、一次断图，
-#   位置在 `if x.mean() > 0:` 这一行。第 1 张图以比较运算结束并把结果返回；第 2 张图是
+# - `torch._dynamo.explain(model)(positive)` 报告 Dynamo 做了什么：生成了几张图、在哪里断图
+#   （GradStep 会问你断了几次）。第 1 张图以比较运算结束并把结果返回；第 2 张图是
 #   实际执行的分支（`linear`）。
-# - Dynamo 会在课程的全局变量中放几个辅助对象，名字是 `__builtins_dict___` 加一个数字；
-#   执行完这个单元后，它们会出现在变量视图里。
+# - Dynamo 会在课程的全局变量中放几个辅助对象（`__compiled_fn_…`、`__resume_at_…`、
+#   `__builtins_dict___` 加一个数字）；变量视图会像隐藏其他 `__` 开头的名字一样隐藏它们。
 
 # %%
 explanation = None
@@ -256,7 +258,7 @@ if has_api(torch, "compile", "_dynamo.explain"):
     compiled_out = compiled(negative)
     print("compiled matches eager on negative input:", torch.allclose(compiled_out, expected))
     explanation = torch._dynamo.explain(model)(positive)
-    graph_count, break_count = explanation.graph_count, explanation.graph_break_count
+    graph_count, break_count = explanation.graph_count, explanation.graph_break_count  # predict: break_count | 0 | 1
     print("graphs:", graph_count, "| graph breaks:", break_count)
     for reason in explanation.break_reasons:
         frame = reason.user_stack[-1]
@@ -269,16 +271,19 @@ else:
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Trace with `negative` instead of `positive`: now the traced model is right for
-#    negative inputs and wrong for positive ones.
-# 2. Replace the `if` in `SignFlip.forward` with
+# 1. Trace with `negative` instead of `positive` (in `torch.jit.trace(model, positive)`): now
+#    the traced model is right for negative inputs and wrong for positive ones.
+# 2. Replace the `if` and both `return` lines in `SignFlip.forward` with
 #    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`: a branch-free form
 #    that trace, script and export all handle correctly, and that `torch.compile` captures
 #    whole: `explain` reports one graph and no graph break.
 # [zh]
 # ## 动手试试
-# 1. 用 `negative` 代替 `positive` 做追踪：这时追踪出的模型对负输入是对的，对正输入反而错了。
-# 2. 把 `SignFlip.forward` 中的 `if` 换成下面这一行：
+# 1. 用 `negative` 代替 `positive` 做追踪（改 `torch.jit.trace(model, positive)` 这一处）：
+#    这时追踪出的模型对负输入是对的，对正输入反而错了。
+# 2. 把 `SignFlip.forward` 中的 `if` 和两行 `return` 换成下面这一行：
 #    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`。这种没有分支的写法，
 #    trace、script 和 export 都能正确处理，`torch.compile` 也能完整捕获：`explain` 报告
 #    只有一张图，没有断图。
+# check: traced is not None and torch.allclose(traced_out, expected)
+# check: explanation is not None and explanation.graph_break_count == 0

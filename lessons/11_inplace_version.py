@@ -34,28 +34,32 @@ x = torch.randn(3, requires_grad=True)
 # [en]
 # ## Watching _version
 # - Step over `b = x * 2`, then `b.add_(1)` and `b.mul_(3)`, watching `b._version` (the
-#   `version` column in the variables view): 0, then 1, then 2. An ordinary `c = b + 1`
-#   makes a new tensor and leaves `b._version` alone.
+#   `version` column in the variables view): it counts the in-place changes made to `b`,
+#   starting from 0. GradStep asks for it after `b.add_(1)`, and again after `c = b + 1`,
+#   an ordinary operation that makes a new tensor.
 # - `b` is a non-leaf, and nothing in the graph saved `b` itself (`mul_` by a number saves
-#   only the number), so backward still works: `x.grad` is 2 * 3 = 6 everywhere.
+#   only the number), so backward still works. GradStep asks what it puts in `x.grad`:
+#   the in-place `add_` and `mul_` are recorded in the graph like any other operation.
 # [zh]
 # ## 观察 _version
 # - 依次单步执行 `b = x * 2`、`b.add_(1)` 和 `b.mul_(3)`，观察 `b._version`
-#   （变量视图中的 `version` 一列）：0，然后 1，然后 2。
-#   普通的 `c = b + 1` 生成新张量，不会改变 `b._version`。
+#   （变量视图中的 `version` 一列）：它从 0 开始，记录 `b` 被原地修改的次数。
+#   GradStep 会在 `b.add_(1)` 之后问你它的值，在 `c = b + 1` 之后再问一次；
+#   `c = b + 1` 是普通运算，会生成一个新张量。
 # - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
-#   仍然正常：`x.grad` 处处等于 2 * 3 = 6。
+#   仍然正常。GradStep 会问你它在 `x.grad` 中填入了什么：原地的 `add_` 和 `mul_`
+#   也像其他运算一样被记录在计算图里。
 
 # %%
 b = x * 2
 print("b._version after creation:", b._version)
-b.add_(1)
+b.add_(1)  # predict: b._version
 print("b._version after add_:", b._version)
 b.mul_(3)
 print("b._version after mul_:", b._version)
-c = b + 1
+c = b + 1  # predict: b._version | 2 | 3
 print("b._version after c = b + 1:", b._version)
-c.sum().backward()
+c.sum().backward()  # predict: x.grad | tensor([2., 2., 2.]) | tensor([6., 6., 6.]) | None
 print("x.grad:", x.grad)
 
 # %% [markdown]
@@ -64,8 +68,8 @@ print("x.grad:", x.grad)
 # `sigmoid` saves its *output*: its derivative is s * (1 - s). The node records that it
 # saved `s` at version 0.
 #
-# - Step over `s.mul_(2)`: `s._version` becomes 1. The node saved `s` itself, not a copy,
-#   so the value it saved has been overwritten with twice the sigmoid.
+# - Step over `s.mul_(2)` (GradStep asks for `s._version` first). The node saved `s`
+#   itself, not a copy, so the value it saved has been overwritten with twice the sigmoid.
 # - Step over `s.sum().backward()` in the `try`: autograd compares versions and raises
 #   "one of the variables needed for gradient computation has been modified by an
 #   inplace operation", naming the tensor, its version and the one it expected.
@@ -74,7 +78,7 @@ print("x.grad:", x.grad)
 # ## 当计算图需要旧值时
 # `sigmoid` 保存的是它的*输出*：导数为 s * (1 - s)。节点记下了它保存的 `s` 的版本号是 0。
 #
-# - 单步执行 `s.mul_(2)`：`s._version` 变成 1。节点保存的是 `s` 本身而不是副本，
+# - 单步执行 `s.mul_(2)`（GradStep 会先问你 `s._version`）。节点保存的是 `s` 本身而不是副本，
 #   所以它保存的值已经被覆盖成了 sigmoid 的两倍。
 # - 单步执行 `try` 中的 `s.sum().backward()`：autograd 比较版本号后报错
 #   “one of the variables needed for gradient computation has been modified by an inplace
@@ -83,7 +87,7 @@ print("x.grad:", x.grad)
 
 # %%
 s = torch.sigmoid(x)
-s.mul_(2)
+s.mul_(2)  # predict: s._version
 print("s._version:", s._version)
 try:
     s.sum().backward()
@@ -128,11 +132,15 @@ print("w:", w, "| version", version_before, "->", w._version)
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Replace `torch.sigmoid(x)` with `x * 2` in the failing example: `MulBackward0` with a
-#    number does not save its output, so the in-place `mul_` no longer breaks backward.
+# 1. Replace `torch.sigmoid(x)` with `x * 2` in the failing example (`s = ...`):
+#    `MulBackward0` with a number does not save its output, so the in-place `mul_` no longer
+#    breaks backward, and `s` ends up 4 * x.
 # 2. Replace `s.mul_(2)` with `s = s * 2`: the version stays 0 and backward succeeds.
 # [zh]
 # ## 动手试试
-# 1. 在出错的例子里把 `torch.sigmoid(x)` 换成 `x * 2`：与数相乘的 `MulBackward0` 不保存
-#    自己的输出，所以原地的 `mul_` 不再破坏反向传播。
+# 1. 在出错的例子里（`s = ...` 那一行）把 `torch.sigmoid(x)` 换成 `x * 2`：
+#    与数相乘的 `MulBackward0` 不保存自己的输出，所以原地的 `mul_` 不再破坏反向传播，
+#    `s` 最终等于 4 * x。
 # 2. 把 `s.mul_(2)` 换成 `s = s * 2`：版本号保持为 0，反向传播成功。
+# check: torch.allclose(s.detach(), 4 * x.detach())
+# check: s._version == 0

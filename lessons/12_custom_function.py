@@ -50,29 +50,29 @@ class Cube(torch.autograd.Function):
 # ## Your own node in the graph
 # Always call a Function through `.apply`, never by constructing it.
 #
-# - Step over `y = Cube.apply(x)` and look at `y.grad_fn`: its name is `CubeBackward`,
-#   the class name plus "Backward". Inside `forward`, autograd is off, so the `x**3`
-#   there is not recorded; your `backward` replaces it.
+# - Step over `y = Cube.apply(x)` and look at `y.grad_fn` (GradStep asks for it first): the
+#   node is named after your class. Inside `forward`, autograd is off, so the `x**3` there
+#   is not recorded; your `backward` replaces it.
 # - Step into `loss.backward()` with "step into": the debugger stops in `Cube.backward`,
 #   where `grad_output` is all ones (from the sum) and `x` comes from `ctx.saved_tensors`.
-# - After backward, `x.grad` equals `3 * x**2`.
+# - GradStep asks what backward puts in `x.grad`: whatever your `backward` returns.
 # [zh]
 # ## 计算图里你自己的节点
 # 调用 Function 时总是用 `.apply`，不要直接构造它的实例。
 #
-# - 单步执行 `y = Cube.apply(x)`，查看 `y.grad_fn`：它的名字是 `CubeBackward`，即类名加上
-#   “Backward”。在 `forward` 内部 autograd 是关闭的，所以那里的 `x**3` 不会被记录，
+# - 单步执行 `y = Cube.apply(x)`，查看 `y.grad_fn`（GradStep 会先问你）：这个节点以你的类命名。
+#   在 `forward` 内部 autograd 是关闭的，所以那里的 `x**3` 不会被记录，
 #   由你写的 `backward` 来代替它。
 # - 对 `loss.backward()` 使用“单步进入”：调试器会停在 `Cube.backward` 中，
 #   这时 `grad_output` 全为 1（来自求和），`x` 来自 `ctx.saved_tensors`。
-# - 反向传播之后，`x.grad` 等于 `3 * x**2`。
+# - GradStep 会问你反向传播在 `x.grad` 中填入了什么：就是你的 `backward` 返回的值。
 
 # %%
 x = torch.tensor([1.0, -2.0, 0.5], requires_grad=True)
-y = Cube.apply(x)
+y = Cube.apply(x)  # predict: y.grad_fn
 print("y.grad_fn:", y.grad_fn.name())
 loss = y.sum()
-loss.backward()
+loss.backward()  # predict: x.grad | tensor([3., 12., 0.75]) | tensor([1., -8., 0.125]) | None
 print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 
 # %% [markdown]
@@ -82,27 +82,27 @@ print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 # moves (finite differences), and compares that with your `backward`. Use float64 inputs:
 # in float32 the nudges drown in rounding error.
 #
-# - `gradcheck(Cube.apply, ...)` returns True.
+# - GradStep asks what `gradcheck(Cube.apply, ...)` returns for your `Cube`.
 # - Step *over* (F10) the two gradcheck lines. Stepping into one (F11) stops in your `forward`
 #   and `backward` every time gradcheck calls them, about ten times each: it runs `forward` on
 #   the input nudged up and down, `backward` for each element of the output, and some of that
 #   again for its other checks. Shift+F11 takes you back to the lesson's next line.
 # - `WrongCube` forgets a factor of `x` in its derivative. Step over the `try`: gradcheck
 #   raises `GradcheckError`, and its message lists the numerical Jacobian and then the
-#   analytical one (yours).
+#   analytical one (yours). So `wrong_ok` stays False.
 # [zh]
 # ## 用 gradcheck 检查 backward
 # `torch.autograd.gradcheck` 把每个输入微调一点点，测量输出的变化（有限差分），
 # 再与你的 `backward` 比较。请使用 float64 输入：在 float32 下，微调量会被舍入误差淹没。
 #
-# - `gradcheck(Cube.apply, ...)` 返回 True。
+# - GradStep 会问你：对你写的 `Cube`，`gradcheck(Cube.apply, ...)` 返回什么？
 # - 请单步跳过（F10）这两行 gradcheck。单步进入（F11）的话，
 #   gradcheck 每次调用你的 `forward` 和 `backward` 时调试器都会停下，各十次左右：
 #   它对上下微调过的输入运行 `forward`，对输出的每个元素运行一次 `backward`，
 #   其他检查还会再调用一些。按 Shift+F11 回到课程的下一行。
 # - `WrongCube` 的导数漏掉了一个 `x` 因子。单步执行 `try`：
 #   gradcheck 抛出 `GradcheckError`，报错信息先列出数值雅可比矩阵，
-#   再列出解析雅可比矩阵（即你写的那个）。
+#   再列出解析雅可比矩阵（即你写的那个），所以 `wrong_ok` 仍然是 False。
 
 
 # %%
@@ -121,21 +121,29 @@ class WrongCube(torch.autograd.Function):
 
 
 probe = torch.randn(4, dtype=torch.float64, requires_grad=True)
-cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))
+cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))  # predict: cube_ok | True | False
 print("gradcheck(Cube):", cube_ok)
+wrong_ok = False
 try:
-    torch.autograd.gradcheck(WrongCube.apply, (probe,))
+    wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))
 except GradcheckError as err:
     print("gradcheck(WrongCube) failed:", err)
+print("gradcheck(WrongCube):", wrong_ok)
 
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Fix `WrongCube.backward` to return `grad_output * 3 * x**2` and rerun: both checks pass.
-# 2. Change `probe` to `dtype=torch.float32`: gradcheck warns that the input is not double
-#    precision, then fails with `GradcheckError` even for the correct `Cube`.
+# 1. Fix `WrongCube.backward` to return `grad_output * 3 * x**2` and rerun: both checks
+#    pass, and `wrong_ok` is True.
+# 2. Change `probe` to `dtype=torch.float32`, and add `raise_exception=False` to the
+#    `cube_ok` line so that gradcheck returns False instead of raising: it warns that the
+#    input is not double precision, and `cube_ok` is False even for the correct `Cube`.
 # [zh]
 # ## 动手试试
-# 1. 把 `WrongCube.backward` 改成返回 `grad_output * 3 * x**2` 再运行：两个检查都通过。
-# 2. 把 `probe` 改成 `dtype=torch.float32`：gradcheck 会警告输入不是双精度，
-#    然后即使对正确的 `Cube` 也会抛出 `GradcheckError`。
+# 1. 把 `WrongCube.backward` 改成返回 `grad_output * 3 * x**2` 再运行：两个检查都通过，
+#    `wrong_ok` 为 True。
+# 2. 把 `probe` 改成 `dtype=torch.float32`，并给 `cube_ok` 那一行加上 `raise_exception=False`，
+#    让 gradcheck 返回 False 而不是抛出异常：它会警告输入不是双精度，
+#    即使对正确的 `Cube`，`cube_ok` 也是 False。
+# check: wrong_ok
+# check: probe.dtype == torch.float32 and not cube_ok

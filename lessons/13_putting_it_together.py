@@ -38,8 +38,9 @@ LEARNING_RATE, STEPS = 0.2, 10
 #   hold this step's gradients.
 # - The update `w -= LEARNING_RATE * w.grad` is an in-place change of a leaf that requires
 #   grad, so it must be inside `torch.no_grad()` (lesson 11); it also should not be
-#   recorded, since it is not part of the model.
+#   recorded, since it is not part of the model. GradStep asks for `w.grad_fn` after it.
 # - `w.grad.zero_()` clears the gradients for the next step; without it, they would add up.
+#   GradStep asks what it leaves in `w.grad`: `zero_()` changes the tensor in place.
 # - Set a breakpoint on the `if step % 3 == 0` line and continue a few times: `w` moves
 #   towards 2 and `b` towards -1.
 # - `STEPS` is 10, few enough to step through every pass of each loop. With more steps,
@@ -49,7 +50,9 @@ LEARNING_RATE, STEPS = 0.2, 10
 # - 单步执行循环的一轮。`loss.backward()` 之后，`w.grad` 和 `b.grad` 中是这一步的梯度。
 # - 更新语句 `w -= LEARNING_RATE * w.grad` 是对需要梯度的叶子做原地修改，
 #   所以必须放在 `torch.no_grad()` 中（见第 11 课）；而且它本来就不属于模型，不应被记录。
+#   GradStep 会问你这一行之后的 `w.grad_fn`。
 # - `w.grad.zero_()` 为下一步清空梯度；不清空的话，梯度会不断累加。
+#   GradStep 会问你它在 `w.grad` 里留下了什么：`zero_()` 是原地修改这个张量。
 # - 在 `if step % 3 == 0` 这一行设置断点并多次继续运行：`w` 逐渐接近 2，`b` 逐渐接近 -1。
 # - `STEPS` 为 10，少到可以把每个循环的每一轮都单步走完。步数更多时，
 #   用断点加“继续运行”从一轮跳到下一轮。
@@ -62,9 +65,9 @@ for step in range(STEPS):
     loss = ((predictions - targets) ** 2).mean()
     loss.backward()
     with torch.no_grad():
-        w -= LEARNING_RATE * w.grad
+        w -= LEARNING_RATE * w.grad  # predict: w.grad_fn | None | SubBackward0
         b -= LEARNING_RATE * b.grad
-    w.grad.zero_()
+    w.grad.zero_()  # predict: w.grad | None | tensor([0.])
     b.grad.zero_()
     if step % 3 == 0:
         print(f"step {step:2d}: loss={loss.item():.4f} w={w.item():.3f} b={b.item():.3f}")
@@ -103,16 +106,16 @@ print(f"without zeroing: loss={forgetful_loss:.4f} w={w.item():.3f} b={b.item():
 # - `optimizer.zero_grad()` replaces the `zero_()` lines (by default it sets `.grad` to None).
 # - `optimizer.step()` replaces the `no_grad` block: it updates every parameter in place,
 #   without recording.
-# - After the loop, `model.weight` and `model.bias` match `manual_w` and `manual_b`: same
-#   data, same starting point, same rule.
+# - After the loop, compare `model.weight` and `model.bias` with `manual_w` and `manual_b`
+#   (GradStep asks whether they are the same): same data, same starting point, same rule.
 # [zh]
 # ## 用 nn.Linear 和 torch.optim 实现同样的事
 # `nn.Linear(1, 1)` 把 `w` 和 `b` 作为参数保存；`torch.optim.SGD` 保存学习率并执行更新。
 #
 # - `optimizer.zero_grad()` 代替了那两行 `zero_()`（默认把 `.grad` 设为 None）。
 # - `optimizer.step()` 代替了 `no_grad` 块：它原地更新每个参数，并且不做记录。
-# - 循环结束后，`model.weight` 和 `model.bias` 与 `manual_w`、`manual_b` 一致：
-#   数据相同、起点相同、规则相同。
+# - 循环结束后，把 `model.weight` 和 `model.bias` 与 `manual_w`、`manual_b` 比较
+#   （GradStep 会问你二者是否相同）：数据相同、起点相同、规则相同。
 
 # %%
 model = nn.Linear(1, 1)
@@ -126,18 +129,22 @@ for _ in range(STEPS):
     loss.backward()
     optimizer.step()
 print(f"torch.optim learned w={model.weight.item():.3f}, b={model.bias.item():.3f}")
-same = abs(model.weight.item() - manual_w) < 1e-5 and abs(model.bias.item() - manual_b) < 1e-5
+same = abs(model.weight.item() - manual_w) < 1e-5 and abs(model.bias.item() - manual_b) < 1e-5  # predict: same
 print("same result as the manual loop:", same)
 
 # %% [markdown]
 # [en]
 # ## Try it
 # 1. Set `LEARNING_RATE = 1.5`: the manual loop overshoots and the loss grows instead of
-#    shrinking.
+#    shrinking, so the line it learns (`manual_w`, `manual_b`) fits the data worse than the
+#    starting line `w = b = 0`.
 # 2. Replace `torch.optim.SGD` with `torch.optim.Adam(model.parameters(), lr=0.1)`: a
 #    different update rule, so the result no longer matches the manual loop exactly.
 # [zh]
 # ## 动手试试
-# 1. 把 `LEARNING_RATE` 改成 1.5：手写循环步子过大，损失不降反升。
+# 1. 把 `LEARNING_RATE` 改成 1.5：手写循环步子过大，损失不降反升，
+#    学到的直线（`manual_w`、`manual_b`）拟合得比起点 `w = b = 0` 还差。
 # 2. 把 `torch.optim.SGD` 换成 `torch.optim.Adam(model.parameters(), lr=0.1)`：更新规则不同，
 #    结果不再与手写循环完全一致。
+# check: ((inputs * manual_w + manual_b - targets) ** 2).mean() > (targets ** 2).mean()
+# check: isinstance(optimizer, torch.optim.Adam) and not same

@@ -1,0 +1,282 @@
+"""Lessons 01 to 13 ask before they tell: their predictions judge right, and their exercise checks see the change.
+
+Every lesson asks at least three predictions and has one check per exercise of its Try it
+cell. Through the engine, as the app runs a lesson:
+
+* the lesson as shipped, written to a temporary folder with ``course.py`` beside it, is run
+  once with a breakpoint on each prediction line: at the first stop there the test steps
+  over the line and asks the lesson process to judge the stored right answer (right) and
+  the obvious wrong ones, the other choices included (wrong). The same run ends "ok" with
+  every check False: no exercise is done before the learner does it;
+* for each exercise, a copy with the change it asks for (``CHANGES``: old text, new text
+  replacements on the source) runs to the end "ok", and that exercise's check is True.
+
+The tables name each prediction by its expression, never its line, so editing a lesson
+does not break them; an old text must occur exactly once in the lesson.
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import messages as m
+from app.lesson_format import Lesson, Prediction, parse_lesson
+from app.session import Session
+
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+STEMS = [path.stem for path in sorted(LESSONS.glob("[0-9][0-9]_*.py")) if int(path.name[:2]) <= 13]
+
+#: Seconds to wait for the next message of a run (lesson 10 compiles with Dynamo).
+WAIT = 120
+
+#: Per lesson, in file order: (expression, right answer) or (expression, right answer, wrong
+#: answer). A prediction with choices is also judged wrong for every other choice; a free
+#: one for its wrong answer.
+ANSWERS: dict[str, list[tuple[str, ...]]] = {
+    "01_dynamic_graphs": [("b.grad_fn", "MulBackward0"), ("first_nan", "logged"),
+                          ("where.line", "product = left @ right")],
+    "02_if_else": [("y_high.grad_fn", "SinBackward0"), ("y_low.grad_fn", "CosBackward0"),
+                   ("decision.requires_grad", "False")],
+    "03_loops": [("h_t.grad_fn", "TanhBackward0"), ("nodes", "13"), ("bool(inputs.grad[0].any())", "True")],
+    "04_variable_length": [("padded.shape", "(3, 5, 3)", "(3, 4, 3)"),
+                           ("packed.batch_sizes", "[3, 3, 2, 2, 1]", "[3, 3, 3, 2, 1]"),
+                           ("bool(padded.grad[1, 2:].any())", "False")],
+    "05_requires_grad": [("z.is_leaf", "False"), ("scaled.grad_fn", "None"), ("y.grad", "tensor([1., 2., 3.])"),
+                         ("shares_memory", "True")],
+    "06_no_grad": [("x.requires_grad", "True"), ("doubled.requires_grad", "False"),
+                   ("prediction.requires_grad", "False"), ("x.grad", "tensor([1., 1., 1.])")],
+    "07_backward": [("w.grad", "tensor([1., -8., 36.])"), ("w.grad", "tensor([2., -16., 72.])"),
+                    ("v.grad", "tensor([1., -8., 30.])")],
+    "08_autograd_grad": [("x.grad", "None"), ("first.requires_grad", "True"), ("len(combined)", "1")],
+    "09_retain_graph": [("y.grad_fn is None", "False"), ("saved_megabytes()", "4.0"), ("saved_megabytes()", "0.0"),
+                        ("x.grad", "tensor([2., 2., 2.])")],
+    "10_trace_vs_script": [("torch.allclose(traced_out, expected)", "False"),
+                           ("torch.allclose(scripted_out, expected)", "True"), ("break_count", "1")],
+    "11_inplace_version": [("b._version", "1", "0"), ("b._version", "2"), ("x.grad", "tensor([6., 6., 6.])"),
+                           ("s._version", "1", "0")],
+    "12_custom_function": [("y.grad_fn", "CubeBackward", "PowBackward0"), ("x.grad", "tensor([3., 12., 0.75])"),
+                           ("cube_ok", "True")],
+    "13_putting_it_together": [("w.grad_fn", "None"), ("w.grad", "tensor([0.])"), ("same", "True", "False")],
+}
+
+#: Per lesson, per exercise of its Try it cell: the change it asks for, as (old, new) replacements.
+CHANGES: dict[str, list[list[tuple[str, str]]]] = {
+    "01_dynamic_graphs": [
+        [("data = torch.tensor([2.0, 0.5, 3.0, -1.0])", "data = torch.tensor([2.0, 1.5, 3.0, 4.0])")],
+        [("right = torch.randn(2, 3)\n", "right = torch.randn(3, 2)\n"),
+         ("product = left @ right.T\n", "product = left @ right\n")],
+    ],
+    "02_if_else": [
+        [("THRESHOLD = 0.5\n", "THRESHOLD = -2.0\n")],
+        [("    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n",
+          "    y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))\n")],
+    ],
+    "03_loops": [
+        [("NUM_STEPS = 3, 4, 5\n", "NUM_STEPS = 3, 4, 20\n")],
+        [("torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5", "torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 3")],
+    ],
+    "04_variable_length": [
+        [("[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]",
+          "[torch.randn(5, FEATURES), torch.randn(5, FEATURES), torch.randn(5, FEATURES)]")],
+        [("gru = nn.GRU(", "gru = nn.LSTM("), ("packed_out, h_n = gru(packed)", "packed_out, (h_n, c_n) = gru(packed)"),
+         ("_, h_unpacked = gru(padded)", "_, (h_unpacked, _) = gru(padded)")],
+    ],
+    "05_requires_grad": [
+        [("\ny.requires_grad_(True)\n", "\n")],
+        [('print("clone shares memory:", clone_shares_memory)\n',
+          'print("clone shares memory:", clone_shares_memory)\n'
+          "layer.weight.requires_grad_(False)\nlayer(x).sum().backward()\n")],
+    ],
+    "06_no_grad": [
+        [('"| x.requires_grad:", x.requires_grad)\n',
+          '"| x.requires_grad:", x.requires_grad)\n    x.requires_grad_(False)\n'),
+         ('print("after the block, tracked.grad_fn:", tracked.grad_fn)\n',
+          'print("after the block, tracked.grad_fn:", tracked.grad_fn)\nx.requires_grad_(True)\n')],
+        [("with torch.inference_mode():\n", "with torch.no_grad():\n")],
+    ],
+    "07_backward": [
+        [("u = torch.tensor([1.0, 10.0])", "u = torch.ones(2)")],
+        [("\nh2.retain_grad()\n", "\n")],
+    ],
+    "08_autograd_grad": [
+        [("weights = [torch.ones_like(y), torch.tensor(1.0)]", "weights = [torch.ones_like(y), torch.tensor(0.0)]")],
+        [("(second,) = torch.autograd.grad(first.sum(), x)\n",
+          "(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n"
+          "(third,) = torch.autograd.grad(second.sum(), x)\n")],
+    ],
+    "09_retain_graph": [
+        [("simple = (x + 1).sum()\nsimple.backward()\n",
+          "simple = (x * 2).sum()\nsimple.backward(retain_graph=True)\n")],
+        [("\ndeep.backward()  # predict:", "\ndeep.backward(retain_graph=True)  # predict:")],
+    ],
+    "10_trace_vs_script": [
+        [("traced = torch.jit.trace(model, positive)\n", "traced = torch.jit.trace(model, negative)\n")],
+        [("        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n",
+          "        return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)\n")],
+    ],
+    "11_inplace_version": [
+        [("\ns = torch.sigmoid(x)\n", "\ns = x * 2\n")],
+        [("\ns.mul_(2)  # predict: s._version\n", "\ns = s * 2\n")],
+    ],
+    "12_custom_function": [
+        [("        return grad_output * 3 * x\n", "        return grad_output * 3 * x**2\n")],
+        [("dtype=torch.float64, requires_grad=True)", "dtype=torch.float32, requires_grad=True)"),
+         ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
+          "cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False)")],
+    ],
+    "13_putting_it_together": [
+        [("LEARNING_RATE, STEPS = 0.2, 10", "LEARNING_RATE, STEPS = 1.5, 10")],
+        [("torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)", "torch.optim.Adam(model.parameters(), lr=0.1)")],
+    ],
+}
+
+
+def source_of(stem: str) -> str:
+    return (LESSONS / f"{stem}.py").read_text(encoding="utf-8")
+
+
+def exercises(lesson: Lesson) -> list[tuple[int, int]]:
+    """The Try it cells' numbered items (``1.``, ``2.`` … in the English text), as (cell start line, count)."""
+    found = []
+    for section in lesson.notes:
+        if re.match(r"##\s+Try it\b", section.text["en"]):
+            found.append((section.start_line, len(re.findall(r"^\d+\.\s", section.text["en"], re.MULTILINE))))
+    return found
+
+
+def changed(stem: str, exercise: int) -> str:
+    """The lesson's source with the change exercise ``exercise`` (1-based) asks for."""
+    text = source_of(stem)
+    for old, new in CHANGES[stem][exercise - 1]:
+        assert text.count(old) == 1, f"{stem}: {old!r} occurs {text.count(old)} times"
+        text = text.replace(old, new)
+    return text
+
+
+def write_lesson(folder: Path, stem: str, text: str) -> Path:
+    """``text`` as ``folder/stem.py``, with the course's helper module beside it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(LESSONS / "course.py", folder / "course.py")
+    path = folder / f"{stem}.py"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def wrong_answers(prediction: Prediction, entry: tuple[str, ...]) -> list[str]:
+    """The answers that must judge wrong: the other choices, and the table's wrong answer if it gives one."""
+    right = entry[1]
+    return [choice for choice in prediction.choices if choice != right] + list(entry[2:])
+
+
+def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | None = None
+        ) -> tuple[m.Ended, dict[int, dict[str, dict[str, Any]]]]:
+    """Run ``path`` through the engine to its end, with ``checks``.
+
+    ``asks`` maps a line to (expression, answers): at the first stop on that line the run
+    steps over it, as the app does once the learner answered, and the lesson process judges
+    each answer. Returns the end and {line: {answer: reply}}.
+    """
+    asks = dict(asks or {})
+    events: queue.Queue = queue.Queue()
+    session = Session(events.put, warm_spare=False)
+    judged: dict[int, dict[str, dict[str, Any]]] = {}
+    waiting: int | None = None
+    try:
+        session.breakpoints[str(path)] = dict.fromkeys(asks)
+        session.start(str(path), stop_on_entry=False, checks=checks)
+        while not isinstance(message := events.get(timeout=WAIT), m.Ended):
+            if not isinstance(message, m.Paused):
+                continue
+            snapshot = message.snapshot
+            if waiting is not None:  # the predicted line has run: judge its answers here
+                expression, answers = asks.pop(waiting)
+                for answer in answers:
+                    request = session.request("predict", expression=expression, answer=answer)
+                    while not (isinstance(reply := events.get(timeout=WAIT), m.Reply) and reply.id == request):
+                        pass
+                    judged.setdefault(waiting, {})[answer] = reply.result
+                waiting = None
+                session.set_breakpoints(str(path), dict.fromkeys(asks))
+            line = snapshot["line"]
+            if snapshot["file"] == str(path) and line in asks and line not in judged:
+                waiting = line
+                session.step_over()
+            else:
+                session.resume()
+    finally:
+        session.close()
+    return message, judged
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """Each lesson as shipped, run once: its end (with the checks) and its judged predictions."""
+    done: dict[str, tuple[m.Ended, dict, Lesson]] = {}
+
+    def get(stem: str) -> tuple[m.Ended, dict, Lesson]:
+        if stem not in done:
+            lesson = parse_lesson(source_of(stem))
+            path = write_lesson(tmp_path_factory.mktemp(stem), stem, source_of(stem))
+            asks = {p.line: (p.expression, [entry[1], *wrong_answers(p, entry)])
+                    for p, entry in zip(lesson.predictions, ANSWERS[stem], strict=True)}
+            end, judged = run(path, [c.expression for c in lesson.checks], asks)
+            done[stem] = (end, judged, lesson)
+        return done[stem]
+
+    return get
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_lesson_asks_three_predictions_and_checks_each_exercise(stem):
+    lesson = parse_lesson(source_of(stem))
+    assert len(lesson.predictions) >= 3
+    (start, count), *others = exercises(lesson)
+    assert others == [] and count >= 1
+    cell = next(section for section in lesson.notes if section.start_line == start)
+    assert [c.exercise for c in lesson.checks if cell.contains(c.line)] == list(range(1, count + 1))
+    assert len(lesson.checks) == count  # no check outside the Try it cell
+    assert len(CHANGES[stem]) == count
+    assert [entry[0] for entry in ANSWERS[stem]] == [p.expression for p in lesson.predictions]
+    for prediction, entry in zip(lesson.predictions, ANSWERS[stem], strict=True):
+        assert not prediction.choices or entry[1] in prediction.choices, prediction
+        assert wrong_answers(prediction, entry), f"{prediction.expression}: no wrong answer to judge"
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("stem", STEMS)
+def test_each_prediction_judges_its_right_answer_right_and_the_others_wrong(shipped, stem):
+    end, judged, lesson = shipped(stem)
+    assert end.status == "ok", end.error
+    for prediction, entry in zip(lesson.predictions, ANSWERS[stem], strict=True):
+        replies = judged.get(prediction.line)
+        assert replies, f"line {prediction.line} ({prediction.expression}) was never reached"
+        assert all(reply["ok"] for reply in replies.values()), replies
+        verdicts = {answer: reply["right"] for answer, reply in replies.items()}
+        shown = next(iter(replies.values()))["shown"]
+        assert verdicts == {answer: answer == entry[1] for answer in verdicts}, (prediction.expression, shown)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_exercise_is_done_in_the_lesson_as_shipped(shipped, stem):
+    end, _, lesson = shipped(stem)
+    assert end.status == "ok", end.error
+    assert [(c["expression"], c["passed"], c["error"]) for c in end.checks] == [
+        (check.expression, False, None) for check in lesson.checks]
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("stem", "exercise"), [(stem, n) for stem in STEMS for n in range(1, len(CHANGES[stem]) + 1)])
+def test_the_change_an_exercise_asks_for_passes_its_check(tmp_path, stem, exercise):
+    lesson = parse_lesson(source_of(stem))
+    path = write_lesson(tmp_path, stem, changed(stem, exercise))
+    end, _ = run(path, [c.expression for c in lesson.checks])
+    assert end.status == "ok", end.error
+    mine = end.checks[exercise - 1]
+    assert (mine["passed"], mine["error"]) == (True, None), mine
