@@ -201,6 +201,22 @@ def test_locals_and_globals_are_grouped_apart_except_in_the_module_frame(view, f
     assert view.model.rowCount() == 0
 
 
+def test_group_rows_and_grad_states_are_words_of_the_interface_language(qtbot, view, frame):
+    """In 中文 the Locals/Globals rows, their counts and the grad column's states were English."""
+    from app import i18n
+
+    w = torch.ones(2, requires_grad=True)
+    view.set_snapshot(frame(w=w, h=w * 2), frame(g=2))
+    i18n.set_language("zh")
+    with qtbot.waitSignal(view.model.layoutChanged):
+        view.retranslate()
+    assert (cell(view, "Locals", NAME), cell(view, "Globals", NAME)) == ("局部变量", "全局变量")
+    assert (cell(view, "Locals", VALUE), cell(view, "Globals", VALUE)) == ("2 个变量", "1 个变量")
+    assert (cell(view, "Locals:w", GRAD), cell(view, "Locals:h", GRAD)) == ("无", "非叶子")
+    i18n.set_language("en")
+    assert cell(view, "Locals:w", GRAD) == "none" and "Locals:w" in view.model.paths()
+
+
 def test_the_filter_box_matches_names_ignoring_case(qtbot, view, frame):
     model = nn.Linear(2, 1)
     view.set_snapshot(frame(x=torch.ones(1), xs=[1, 2], loss=torch.zeros(()), model=model), {})

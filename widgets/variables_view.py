@@ -67,7 +67,10 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 EXPRESSION_ROLE = Qt.ItemDataRole.UserRole + 2
 SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 3
 
-LOCALS, GLOBALS = "Locals", "Globals"
+LOCALS, GLOBALS = N_("Locals"), N_("Globals")
+#: What the grad column says for each state of ``.grad`` (the cell keeps the state; the view says it).
+GRAD_LABELS = {"has grad": N_("has grad"), "none": N_("none"), "non-leaf": N_("non-leaf"),
+               "retains grad": N_("retains grad")}
 #: The invalid index that stands for the root, as a default argument.
 ROOT = QModelIndex()
 SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
@@ -402,8 +405,6 @@ class VariablesModel(QAbstractItemModel):
             for name, summary in namespace.items():
                 self._add(parent, name, f"{group}:{name}", name, summary, name, child=False)
             if group and parent.children:
-                count = len(parent.children)
-                parent.cells[VALUE] = f"{count} variable" if count == 1 else f"{count} variables"
                 root.children.append(parent)
         if self._filter:
             self._apply_filter(root)
@@ -492,7 +493,7 @@ class VariablesModel(QAbstractItemModel):
         node: _Node = index.internalPointer()
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return node.cells[column]
+            return self._shown(node, column)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(node, column)
         if role == Qt.ItemDataRole.BackgroundRole:
@@ -510,6 +511,23 @@ class VariablesModel(QAbstractItemModel):
         if role == SUMMARY_ROLE:
             return node.summary
         return None
+
+    def words_changed(self) -> None:
+        """The interface language changed: the group rows and grad states are drawn again in it."""
+        self.layoutAboutToBeChanged.emit()
+        self.layoutChanged.emit()
+
+    def _shown(self, node: _Node, column: int) -> str:
+        """A cell in the interface's language: group rows and grad states are words; the rest is data."""
+        if node.summary is None and node.name in (LOCALS, GLOBALS) and node.parent is self._root:
+            if column == NAME:
+                return tr(node.name)
+            if column == VALUE:
+                count = len(node.children)
+                return tr("{n} variable", n=count) if count == 1 else tr("{n} variables", n=count)
+        if column == GRAD and node.cells[column] in GRAD_LABELS:
+            return tr(GRAD_LABELS[node.cells[column]])
+        return node.cells[column]
 
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
@@ -672,6 +690,7 @@ class VariablesView(QWidget):
             if action.data() == VALUE:
                 action.setText(tr(HEADERS[VALUE]))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(HEADERS) - 1)
+        self.model.words_changed()
 
     def clear(self) -> None:
         """Show no variables (the run ended or restarted)."""
