@@ -52,7 +52,7 @@ def last_code_line(path: Path) -> int:
 class Run:
     """One engine run of a lesson with breakpoints at the given markers."""
 
-    def __init__(self, stem_prefix: str, *markers: str | tuple[str, int]) -> None:
+    def __init__(self, stem_prefix: str, *markers: str | tuple[str, int], graph: bool = False) -> None:
         self.path = lesson_path(stem_prefix)
         self.lines: dict[Any, int] = {}
         for marker in markers:
@@ -61,7 +61,7 @@ class Run:
         # A pause carries the output printed since the previous one; a last stop on the
         # final line of code collects what the lesson printed after the markers.
         breaks = {*self.lines.values(), last_code_line(self.path)}
-        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120)
+        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120, graph=graph)
         # Output printed after the last pause is only seen if the end record carries it.
         self.end = records[-1]
         self.pauses = records[:-1]

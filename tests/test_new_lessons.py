@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 trace = pytest.importorskip("app.trace")
+from test_lesson_facts import Run, lesson_path, marker_line, scalar, values  # noqa: E402
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 NEW_LESSONS = {
@@ -35,69 +36,10 @@ NEW_LESSONS = {
 MAX_PAUSES = 300
 
 
-def lesson_path(number: str) -> Path:
-    return LESSONS / NEW_LESSONS[number]
-
-
-def marker_line(path: Path, marker: str, occurrence: int | None = None) -> int:
-    """The line of ``path``'s code (not its notes) holding ``marker``; unique unless ``occurrence`` is given."""
-    hits = [
-        number
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if marker in text and not text.lstrip().startswith("#")
-    ]
-    if occurrence is None:
-        assert len(hits) == 1, f"{marker!r} should be on exactly one line of {path.name}: lines {hits}"
-        return hits[0]
-    assert len(hits) >= occurrence, f"{marker!r} found {len(hits)} times in {path.name}"
-    return hits[occurrence - 1]
-
-
-def last_code_line(path: Path) -> int:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return max(n for n, text in enumerate(lines, 1) if text.strip() and not text.lstrip().startswith("#"))
-
-
-class Run:
-    """One engine run of a lesson with breakpoints at the given markers (and its last code line)."""
-
-    def __init__(self, number: str, *markers: str | tuple[str, int], graph: bool = False) -> None:
-        self.path = lesson_path(number)
-        self.lines: dict[Any, int] = {}
-        for marker in markers:
-            text, nth = marker if isinstance(marker, tuple) else (marker, None)
-            self.lines[marker] = marker_line(self.path, text, nth)
-        breaks = {*self.lines.values(), last_code_line(self.path)}
-        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120, graph=graph)
-        self.end = records[-1]
-        self.pauses = records[:-1]
-        assert self.end["status"] == "ok", self.end
-        self.stdout = "".join(r.get("stdout") or "" for r in records)
-        self.stderr = "".join(r.get("stderr") or "" for r in records)
-
-    def hits(self, marker: str | tuple[str, int]) -> list[dict[str, Any]]:
-        line = self.lines[marker]
-        found = [r for r in self.pauses if r["line"] == line and r["file"] == str(self.path)]
-        assert found, f"no pause at line {line} ({marker!r})"
-        return found
-
-    def at(self, marker: str | tuple[str, int]) -> dict[str, dict[str, Any]]:
-        return self.hits(marker)[0]["vars"]
-
-
 @functools.cache
 def stepped(number: str) -> tuple[dict[str, Any], ...]:
     """Every pause of step-into mode from the first line to the end, then the end record."""
     return tuple(trace.trace_records(str(lesson_path(number)), timeout=300))
-
-
-def values(summary: dict[str, Any]) -> np.ndarray:
-    """A tensor summary's values as a float array."""
-    return np.asarray(summary["values"], dtype=np.float64)
-
-
-def scalar(summary: dict[str, Any]) -> Any:
-    return summary["value"]
 
 
 def item(summary: dict[str, Any], key: str) -> dict[str, Any]:
