@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import textwrap
@@ -198,3 +199,17 @@ def test_lesson_ends_with_try_it_and_seeds_its_data(path):
     assert "torch.manual_seed(" in source
     for banned in ("urllib", "requests", "download", "http://", "https://"):
         assert banned not in source, f"lessons make their own data; found {banned!r}"
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_every_lesson_asks_three_predictions_and_checks_each_of_its_exercises(path):
+    """The course asks before it tells: at least three ``# predict:`` lines, and one ``# check:`` per
+    numbered exercise of each Try it cell, in that cell."""
+    lesson = parse_lesson(path)
+    assert len(lesson.predictions) >= 3, [p.expression for p in lesson.predictions]
+    cells = [s for s in lesson.notes if re.match(r"##\s+Try it\b", s.text["en"])]
+    assert cells, "no Try it cell"
+    for cell in cells:
+        exercises = len(re.findall(r"^\d+\.\s", cell.text["en"], re.MULTILINE))
+        checks = [c for c in lesson.checks if cell.contains(c.line)]
+        assert [c.exercise for c in checks] == list(range(1, exercises + 1)), (cell.start_line, checks)
