@@ -179,7 +179,8 @@ class Ended:
     """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run).
 
     ``checks`` holds, after a run that ended "ok", one ``{"expression", "passed", "error"}`` per
-    exercise check of :class:`Run` (``passed`` None when the check itself raised).
+    exercise check of :class:`Run` (``passed`` None when the check itself raised); ``variables``
+    the summaries of the module's variables as the run left them.
     """
 
     status: str
@@ -187,6 +188,7 @@ class Ended:
     exit_code: int | None = None
     signal: str | None = None
     checks: list[dict[str, Any]] | None = None
+    variables: dict[str, Any] | None = None
 
 
 _MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,

@@ -393,3 +393,19 @@ def test_the_just_ran_arrow_follows_steps_only_not_a_run_to_cursor(qtbot, window
     press(qtbot, window, Qt.Key.Key_F10)
     wait_paused(qtbot, window, 7)
     assert window.code_view.previous_line() == 6
+
+
+def test_at_the_end_variables_show_the_module_as_the_run_left_it_and_no_arrow_stays(qtbot, window):
+    """After F5 to the end the arrow and Variables stayed at the last pause: a variable set after
+    it was missing."""
+    window.code_view.go_to_line(3)
+    window.toggle_breakpoint()
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, 3)
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 4)
+    assert "total" not in variable_names(window)
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_ended(qtbot, window)
+    assert variable_names(window) == ["x", "y", "z", "total"]
+    assert window.code_view.previous_line() is None and window.code_view.current_line() is None

@@ -217,3 +217,38 @@ def test_the_question_and_verdict_follow_the_language(qtbot, window):
     assert "先预测，再运行" in bar_text(window) and window.prediction_bar.skip_button.text() == "跳过"
     window.set_language("en")
     assert "Predict before this line runs" in bar_text(window)
+
+
+def line_in_view(code_view, line: int) -> bool:
+    block = code_view.document().findBlockByNumber(line - 1)
+    geometry = code_view.blockBoundingGeometry(block).translated(code_view.contentOffset())
+    return geometry.top() >= 0 and geometry.bottom() <= code_view.viewport().height()
+
+
+def test_the_question_over_the_code_never_hides_the_line_it_asks_about(qtbot, open_window, tmp_path):
+    """Lesson 14's fourth question: paused at line 234, the code view ended at line 233 once the bar
+    (taller in 中文) was shown over it."""
+    filler = "".join(f"v{i} = {i}\n" for i in range(200))
+    source = LESSON.replace("h = x * 2  # predict:", filler + "h = x * 2  # predict:")
+    path = tmp_path / "lessons" / "09_long.py"
+    path.parent.mkdir()
+    path.write_text(source, encoding="utf-8")
+    settings.put("course/ask_predictions", True)
+    window = open_window(path, (1280, 800))
+    window.set_language("zh")
+    line = H_LINE + 200
+    window.run_to_end()  # F8
+    wait_paused(qtbot, window, line)
+    code, bar = window.code_view, window.prediction_bar
+    qtbot.waitUntil(lambda: bar.isVisible() and line_in_view(code, line))
+    prediction, with_bar = bar.prediction, code.viewport().height()
+    bar.dismiss()
+    qtbot.waitUntil(lambda: code.viewport().height() > with_bar)
+    full = code.viewport().height()
+    # the paused line is the last one in view (the step before stopped just above it) when the question comes
+    rows = full // code.fontMetrics().height()
+    code.verticalScrollBar().setValue(code.document().findBlockByNumber(line - 1).firstLineNumber() - rows + 1)
+    assert line_in_view(code, line)
+    bar.ask(prediction)
+    qtbot.waitUntil(lambda: code.viewport().height() < full)
+    assert line_in_view(code, line)

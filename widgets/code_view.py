@@ -375,6 +375,13 @@ class CodeView(QPlainTextEdit):
         self._refresh_marks()
         if self._current:
             self._reveal(line)
+            # Once more when the window has settled: an opened notes cell or a bar shown over the code
+            # (a prediction) changes the layout after this call.
+            QTimer.singleShot(0, self._reveal_current)
+
+    def _reveal_current(self) -> None:
+        if self._current:
+            self._reveal(self._current[0])
 
     def set_operation_span(self, span: list[int] | None) -> None:
         """Highlight ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``); None clears it."""
@@ -511,6 +518,8 @@ class CodeView(QPlainTextEdit):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self._layout_gutter()
+        if event.size().height() < event.oldSize().height():
+            self._reveal_current()  # a shorter view must still show the line the run is paused on
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         control = bool(event.modifiers() & Qt.ControlModifier)

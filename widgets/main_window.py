@@ -810,6 +810,9 @@ class MainWindow(QMainWindow):
             self.run.end(ended)
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
+        self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
+        if ended.variables is not None:  # the module as the run left it, not as at the last pause
+            self.variables_view.set_snapshot(ended.variables, {}, same_frame=True)
         self.console.set_input_enabled(False)
         self.backward_panel.set_enabled_for_state(False, "ended")
         self.stack_view.clear()

@@ -85,10 +85,13 @@ class PredictionBar(QFrame):
         self._choice_buttons: list[QPushButton] = []
         row = QHBoxLayout()
         row.addLayout(self._choices)
-        row.addWidget(self.answer_edit, 1)
+        row.addWidget(self.answer_edit, 4)
         row.addWidget(self.run_button)
         row.addWidget(self.skip_button)
         row.addWidget(self.close_button)
+        row.addStretch(1)  # buttons keep their own width; a free answer's line takes the rest
+        for button in (self.run_button, self.skip_button, self.close_button):
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(4)
@@ -115,6 +118,7 @@ class PredictionBar(QFrame):
         self._choice_buttons = []
         for choice in prediction.choices:
             button = QPushButton(choice, self)
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, c=choice: self.answered.emit(c))
             self._choices.addWidget(button)
             self._choice_buttons.append(button)

@@ -284,7 +284,10 @@ class LessonRunner:
         finally:
             sys.settrace(None)
             self._flush()
-        return m.Ended("ok", checks=self._run_checks(command.checks) if command.checks else None)
+        with engine_reads():
+            variables = self.snapshots.module_variables(self.namespace)
+        return m.Ended("ok", checks=self._run_checks(command.checks) if command.checks else None,
+                       variables=variables)
 
     def _run_checks(self, checks: list[str]) -> list[dict[str, Any]]:
         """Evaluate the lesson's exercise checks in its module, as the engine reads (the lesson sees nothing)."""

@@ -110,6 +110,11 @@ class SnapshotBuilder:
         self.summarizer.new_pause()
         return self._variables(frame, show_hidden)
 
+    def module_variables(self, namespace: dict[str, Any]) -> dict[str, Any]:
+        """Summaries of the lesson module's variables once it has run to its end."""
+        self.summarizer.new_pause()
+        return self._summaries(namespace, False)
+
     def _variables(self, frame: FrameType, show_hidden: bool) -> dict[str, Any]:
         local_ns = frame_locals(frame)
         out = {"vars": self._summaries(local_ns, show_hidden)}
