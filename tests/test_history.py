@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import time
 import tracemalloc
 import types
 from typing import Any
@@ -396,3 +397,40 @@ def test_graph_diffs_from_replies_keep_later_graphs_right(session, events, lesso
     whole = events.reply(session.request("graph"))["graph"]
     assert trace_graph(history.snapshot(len(history) - 1)["graph_full"]) == trace_graph(whole)
     assert {n["name"] for n in whole["nodes"]} >= {"AddBackward0", "MulBackward0", "SumBackward0"}
+
+
+def test_while_recording_each_print_is_kept_at_the_step_it_was_printed_at_however_far_the_app_lags(
+        session, events, lesson):
+    """The recording runs ahead of the app; text and pauses come on different pipes, so a print was
+    shown one step late (or, before, at an earlier step than it was printed at)."""
+    path = lesson("""
+    for i in range(40):
+        print(f"line {i}")
+        x = i
+    done = True
+    """)
+    history = History()
+    session.start(path)
+    first = True
+    while True:
+        message = events.wait((m.Output, m.Paused, m.Ended))
+        if isinstance(message, m.Output):
+            history.add_output(message.stream, message.text)
+        elif isinstance(message, m.Paused):
+            history.add_pause(message.snapshot)
+            if first:
+                first = False
+                session.record()
+            elif not message.snapshot["recording"]:
+                break
+            time.sleep(0.002)  # an app slower than the lesson: the lesson runs far ahead
+        else:
+            break
+    checked = 0
+    for index in range(len(history)):
+        snapshot = history.snapshot(index)
+        if snapshot["line"] == 3:  # about to run `x = i`: "line i" was printed just before
+            i = snapshot["vars"]["i"]["value"]
+            assert "".join(text for _, text in snapshot["output"]) == "".join(f"line {k}\n" for k in range(i + 1))
+            checked += 1
+    assert checked == 40

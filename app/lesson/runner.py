@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import builtins
 import faulthandler
+import fcntl
 import gc
 import io
 import linecache
 import os
 import queue
 import signal
+import stat
 import sys
+import termios
 import threading
+import time
 import traceback
 import types
 import warnings
@@ -130,6 +134,40 @@ class NoInput(io.TextIOBase):
         raise RuntimeError(self.MESSAGE)
 
     readline = read
+
+
+#: How long a recorded pause waits for the app to read the text printed before it.
+TEXT_WAIT_SECONDS = 0.5
+
+
+def _unread(fd: int) -> int:
+    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more)."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return 0
+        waiting = bytearray(4)
+        fcntl.ioctl(fd, termios.FIONREAD, waiting)
+    except OSError:
+        return 0
+    return int.from_bytes(waiting, sys.byteorder)
+
+
+def _wait_until_text_is_read() -> None:
+    """Before a recorded pause goes, let the app read the text printed since the last one.
+
+    Text and pauses travel on different pipes, and a recording does not wait at its pauses:
+    once the app has read the text, it knows the text came before this pause (see
+    :mod:`app.lesson_process`), so a print is shown at the step it was printed at.
+    """
+    deadline = None
+    for fd in (1, 2):
+        while _unread(fd):
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + TEXT_WAIT_SECONDS
+            elif now > deadline:
+                return  # the app does not read: the text will be shown a step late, not lost
+            time.sleep(0.0002)
 
 
 def _no_input(prompt: object = "") -> str:
@@ -506,6 +544,8 @@ class LessonRunner:
                 snapshot["watch_changed"] = watch_changed or []
                 snapshot["breakpoint"] = self.tracer.hit_breakpoint
                 snapshot["recording"] = self._keep_recording()
+                if snapshot["recording"]:
+                    _wait_until_text_is_read()
                 self.channel.send(m.Paused(self.pause_wire.compress(snapshot)))
                 if snapshot["recording"]:
                     return m.Resume("step_into")
