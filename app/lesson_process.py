@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from app import messages as m
+from app.i18n import N_
 
 ROOT = Path(__file__).resolve().parent.parent
 #: How long the readers of fd 1 and fd 2 may go on after the process died (a grandchild
@@ -52,10 +53,14 @@ def signal_name(returncode: int | None) -> str | None:
         return f"signal {-returncode}"
 
 
+#: How a run ends when the lesson process broke the channel (``reason`` is the decoder's, in English).
+MALFORMED = N_("the lesson process sent a malformed message ({reason})")
+
+
 def malformed_error(exc: m.MalformedMessage) -> dict[str, Any]:
     """The ``error`` of the :class:`~app.messages.Ended` that a malformed frame ends a run with."""
-    return {"type": "MalformedMessage", "message": f"the lesson process sent a malformed message ({exc})",
-            "line": None}
+    return {"type": "MalformedMessage", "message": MALFORMED.format(reason=exc), "line": None,
+            "template": MALFORMED, "fields": {"reason": str(exc)}}
 
 
 class LessonProcess:

@@ -28,22 +28,30 @@ _NODE_KEYS = ("id", "name", "kind", "variable", "variables", "shape", "origin")
 
 
 def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
-                  timeout: float = 60.0, graph: bool = False, ops: bool = False) -> list[dict[str, Any]]:
+                  timeout: float = 60.0, graph: bool = False, ops: bool = False,
+                  session: Session | None = None) -> list[dict[str, Any]]:
     """The whole trace of a run as a list of records (the last one is the ``end`` record)."""
-    return list(iter_trace(path, breaks, max_steps, timeout, graph, ops))
+    return list(iter_trace(path, breaks, max_steps, timeout, graph, ops, session))
 
 
 def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
-               timeout: float | None = None, graph: bool = False, ops: bool = False) -> Iterator[dict[str, Any]]:
+               timeout: float | None = None, graph: bool = False, ops: bool = False,
+               session: Session | None = None) -> Iterator[dict[str, Any]]:
     """Run ``path`` and yield one record per pause, then the ``end`` record.
 
     Without ``breaks`` every pause of step-into mode is a record; with them, only the
     breakpoint hits (and a post-mortem pause) are. ``ops`` keeps each record's ``"ops"``,
     the PyTorch operations of the line that just ran. The lesson process is gone when the
-    iterator is exhausted or closed.
+    iterator is exhausted or closed. A ``session`` given (one with a warm spare, reused for many
+    traces) is borrowed: it gets the trace's listener for the run and is left without a run.
     """
     events: queue.Queue[Any] = queue.Queue()
-    session = Session(events.put, warm_spare=False)
+    own = session is None
+    if session is None:
+        session = Session(events.put, warm_spare=False)
+    else:
+        session.listeners[:] = [events.put]
+        session.breakpoints.clear()
     deadline = None if timeout is None else time.monotonic() + timeout
     stepping = not breaks
     count = 0
@@ -88,7 +96,11 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
                                  *_streams(run.output_since_pause))
                 return
     finally:
-        session.close()
+        if own:
+            session.close()
+        else:
+            session.stop()
+            session.listeners[:] = []
 
 
 def _streams(output: list[tuple[str, str]]) -> tuple[str, str]:

@@ -129,12 +129,51 @@ def events() -> EventLog:
     return EventLog()
 
 
+_warm: list[Session] = []
+
+
+def warm_session() -> Session:
+    """The test run's one session with a warm spare, so that a run does not wait for ``import torch``.
+
+    Tests borrow it (the ``session`` fixture, traces given ``session=``); it is closed, spare and
+    all, when the test run ends.
+    """
+    if not _warm:
+        _warm.append(Session(warm_spare=True))
+    return _warm[0]
+
+
+def borrow(listener: Any) -> Session:
+    """The warm session with ``listener`` as its only listener, for one run (:func:`give_back` after)."""
+    s = warm_session()
+    s.listeners[:] = [listener]
+    s.breakpoints.clear()
+    return s
+
+
+def give_back(s: Session) -> None:
+    """End the borrowed session's run (its warm spare stays) and take the listener off."""
+    s.stop()
+    s.listeners[:] = []
+    s.breakpoints.clear()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for shared in _warm:
+        shared.close()
+
+
 @pytest.fixture
 def session(events: EventLog):
-    """A session without a warm spare (each test pays one cold start, and leaves nothing running)."""
-    s = Session(events, warm_spare=False)
+    """The warm session, listening to this test's events; the run ends with the test (the spare stays)."""
+    s = warm_session()
+    s.listeners[:] = [events]
+    s.breakpoints.clear()
+    s.stop_on_entry, s.op_values = True, False
     yield s
-    s.close()
+    s.stop()
+    s.listeners[:] = []
+    s.breakpoints.clear()
 
 
 @pytest.fixture

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import borrow, give_back
 
 from app import messages as m
 from app.lesson_format import Lesson, Prediction, parse_lesson
-from app.session import Session
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 STEMS = [path.stem for path in sorted(LESSONS.glob("[0-9][0-9]_*.py")) if int(path.name[:2]) <= 13]
@@ -184,7 +184,7 @@ def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | 
     """
     asks = dict(asks or {})
     events: queue.Queue = queue.Queue()
-    session = Session(events.put, warm_spare=False)
+    session = borrow(events.put)
     judged: dict[int, dict[str, dict[str, Any]]] = {}
     waiting: int | None = None
     try:
@@ -210,7 +210,7 @@ def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | 
             else:
                 session.resume()
     finally:
-        session.close()
+        give_back(session)
     return message, judged
 
 

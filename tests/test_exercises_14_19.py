@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import borrow, give_back
 
 from app import messages as m
 from app.lesson_format import parse_lesson
-from app.session import Session
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 FILES = {
@@ -166,12 +166,12 @@ def next_message(events: queue.Queue, kinds: type | tuple[type, ...]) -> Any:
 def run_with_checks(path: Path, checks: list[str]) -> list[dict[str, Any]]:
     """Run ``path`` through the engine to its end; the results of ``checks`` there."""
     events: queue.Queue = queue.Queue()
-    session = Session(events.put, warm_spare=False)
+    session = borrow(events.put)
     try:
         session.start(str(path), stop_on_entry=False, checks=checks)
         ended = next_message(events, m.Ended)
     finally:
-        session.close()
+        give_back(session)
     assert ended.status == "ok", ended
     return ended.checks
 
@@ -236,7 +236,7 @@ def test_each_prediction_s_right_answer_is_judged_right_through_the_engine(numbe
     pending = dict.fromkeys(answers)
     verdicts: dict[str, tuple[bool, bool]] = {}
     events: queue.Queue = queue.Queue()
-    session = Session(events.put, warm_spare=False)
+    session = borrow(events.put)
 
     def judged(expression: str, answer: str) -> bool:
         request = session.request("predict", expression=expression, answer=answer)
@@ -264,6 +264,6 @@ def test_each_prediction_s_right_answer_is_judged_right_through_the_engine(numbe
             else:
                 session.resume()
     finally:
-        session.close()
+        give_back(session)
     assert message.status == "ok", message
     assert verdicts == {expression: (True, False) for expression, _, _ in PREDICTIONS[number]}

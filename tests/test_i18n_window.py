@@ -198,3 +198,16 @@ def test_the_engines_notices_and_the_input_message_reach_the_learner_in_chinese(
     finally:
         bridge.detach()
         session.close()
+
+
+def test_a_run_the_lesson_process_broke_ends_with_words_in_chinese():
+    from app import i18n
+    from app import messages as m
+    from app.lesson_process import malformed_error
+    from widgets.run_status_bar import end_text
+
+    ended = m.Ended("crashed", error=malformed_error(m.MalformedMessage("a frame starting with b'xx'")))
+    assert end_text(ended).startswith("The lesson process sent a malformed message (a frame starting with")
+    i18n.set_language("zh")
+    assert end_text(ended) == ("课程进程发来了一条格式错误的消息（a frame starting with b'xx'）"
+                               "；下一次运行会启动一个新的进程")

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import warm_session
 
 trace = pytest.importorskip("app.trace")
 
@@ -61,7 +62,8 @@ class Run:
         # A pause carries the output printed since the previous one; a last stop on the
         # final line of code collects what the lesson printed after the markers.
         breaks = {*self.lines.values(), last_code_line(self.path)}
-        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120, graph=graph)
+        records = trace.trace_records(str(self.path), breaks=sorted(breaks), timeout=120, graph=graph,
+                                      session=warm_session())
         # Output printed after the last pause is only seen if the end record carries it.
         self.end = records[-1]
         self.pauses = records[:-1]
@@ -456,7 +458,7 @@ def test_10_compile_makes_two_graphs_with_one_break_at_the_if():
     # Stepping into the compiled call: forward, then Dynamo's resume function for the code
     # after the break; the return lines never run as Python.
     path = str(run.path)
-    records = trace.trace_records(path, timeout=300)
+    records = trace.trace_records(path, timeout=300, session=warm_session())
     assert records[-1]["status"] == "ok"
     steps = records[:-1]
     call = marker_line(run.path, "compiled_out = compiled(negative)")

@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import warm_session
 
 from app.trace import trace_records
 
@@ -65,7 +66,7 @@ def test_lesson_runs_to_completion_with_a_clean_stderr(path, tmp_path):
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
 def test_stepping_into_a_lesson_from_start_to_end_takes_at_most_300_pauses(path):
-    records = trace_records(str(path), timeout=300)
+    records = trace_records(str(path), timeout=300, session=warm_session())
     end, pauses = records[-1], records[:-1]
     where = Counter(f"{r['function']} ({os.path.basename(r['file'])})" for r in pauses)
     print(f"{path.stem}: {len(pauses)} pauses stepped into; most in {where.most_common(3)}")

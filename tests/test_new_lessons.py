@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import warm_session
 
 trace = pytest.importorskip("app.trace")
 from test_lesson_facts import Run, lesson_path, marker_line, scalar, values  # noqa: E402
@@ -39,7 +40,7 @@ MAX_PAUSES = 300
 @functools.cache
 def stepped(number: str) -> tuple[dict[str, Any], ...]:
     """Every pause of step-into mode from the first line to the end, then the end record."""
-    return tuple(trace.trace_records(str(lesson_path(number)), timeout=300))
+    return tuple(trace.trace_records(str(lesson_path(number)), timeout=300, session=warm_session()))
 
 
 def item(summary: dict[str, Any], key: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import borrow, give_back
 from PySide6.QtCore import Qt
 from test_main_window import press, wait_ended, wait_paused
 
@@ -15,7 +16,6 @@ from app.coach import Coach
 from app.lesson.predictions import judge, passed
 from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
 from app.progress import Progress
-from app.session import Session
 from widgets import settings
 
 LESSON = '''"""A small lesson with predictions."""
@@ -114,7 +114,7 @@ def test_the_lesson_process_judges_a_prediction_and_runs_the_checks_at_the_end(t
     path = tmp_path / "lesson.py"
     path.write_text(LESSON, encoding="utf-8")
     events: queue.Queue = queue.Queue()
-    session = Session(events.put, warm_spare=False)
+    session = borrow(events.put)
     replies = {}
     try:
         session.breakpoints[str(path)] = {S_LINE: None}
@@ -128,7 +128,7 @@ def test_the_lesson_process_judges_a_prediction_and_runs_the_checks_at_the_end(t
                     replies[answer] = reply.result["right"]
                 session.resume()
     finally:
-        session.close()
+        give_back(session)
     assert replies == {"True": True, "False": False}
     assert [(c["passed"], c["error"] is not None) for c in message.checks] == [(True, False), (False, False),
                                                                                (None, True)]

@@ -37,7 +37,8 @@ def end_text(ended: m.Ended) -> str:
     if status == "exited":
         return tr("Exited with code {code}", code=ended.exit_code)
     if status == "crashed" and ended.error:  # it said something it should not have
-        message = ended.error["message"]
+        error = ended.error
+        message = tr(error["template"], **error.get("fields", {})) if error.get("template") else error["message"]
         return tr("{message}; the next run starts a fresh one", message=f"{message[:1].upper()}{message[1:]}")
     if status == "crashed":
         how = ended.signal or tr("exit code {code}", code=ended.exit_code)
