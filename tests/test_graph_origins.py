@@ -224,3 +224,4 @@ def test_edge_labels_stay_clear_of_the_box_labels(view):
         for point, text in chunk.labels:
             label = QRectF(point.x(), point.y() - metrics.ascent(), metrics.horizontalAdvance(text), metrics.height())
             assert not any(label.intersects(caption) for caption in captions), (text, label)
+

@@ -9,6 +9,7 @@ import pytest
 import torch
 from conftest import borrow, give_back
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGraphicsView
 from test_main_window import press, wait_ended, wait_paused
 
 from app import messages as m
@@ -252,3 +253,22 @@ def test_the_question_over_the_code_never_hides_the_line_it_asks_about(qtbot, op
     bar.ask(prediction)
     qtbot.waitUntil(lambda: code.viewport().height() < full)
     assert line_in_view(code, line)
+
+
+def test_box_labels_on_one_header_do_not_overlap_after_a_prediction(qtbot, open_window):
+    """Lesson 03, F5 to its first prediction, answer, step: "line 105" and "ran while continuing" framed
+    nearly the same nodes, and their labels were drawn over each other."""
+    from widgets.graph_items import OriginBox
+
+    settings.put("course/ask_predictions", True)
+    window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "03_loops.py", (1920, 1080))
+    window.start_or_continue()  # F5: paused at the first line
+    qtbot.waitUntil(lambda: window.session.state == "paused", timeout=30_000)
+    window.start_or_continue()  # F5 again: on to the first prediction
+    qtbot.waitUntil(lambda: window.prediction_bar.asking, timeout=30_000)
+    window.prediction_bar.answered.emit("TanhBackward0")
+    qtbot.waitUntil(lambda: window.prediction_bar.verdict is not None, timeout=30_000)
+    scene = window.graph_view.findChild(QGraphicsView, "graph_canvas").scene()
+    captions = [item.caption.sceneBoundingRect() for item in scene.items() if isinstance(item, OriginBox)]
+    assert len(captions) >= 2
+    assert not [(a, b) for i, a in enumerate(captions) for b in captions[i + 1:] if a.intersects(b)]

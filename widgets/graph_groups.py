@@ -244,3 +244,10 @@ class OriginGroups:
         dx = BOX_PAD + NEST_STEP_X * level
         box.setRect(self._united[box.key].adjusted(-dx, -(BOX_PAD + BOX_HEADER + NEST_STEP_TOP * level), dx, dx))
         box.place_caption()
+        # Two boxes around nearly the same nodes (a line's pass, and the leaves that came while continuing)
+        # share a header: the later caption goes after the earlier one instead of over it.
+        for other in self._boxes.values():
+            if other is not box and other.caption.isVisible() and \
+                    other.caption.sceneBoundingRect().intersects(box.caption.sceneBoundingRect()):
+                taken = other.caption.sceneBoundingRect()
+                box.shift_caption(taken.right() + 6 - box.caption.sceneBoundingRect().left())

@@ -152,6 +152,12 @@ class OriginBox(QGraphicsRectItem):
         self.caption.setRect(left, top, min(text.width() + 4, max(rect.width() - BOX_HEADER - 4, 0)), text.height())
         self._caption_text.setPos(left + 2, top)
 
+    def shift_caption(self, dx: float) -> None:
+        """Move the label ``dx`` to the right (past another box's label on the same header)."""
+        if dx > 0:
+            self.caption.setRect(self.caption.rect().translated(dx, 0))
+            self._caption_text.moveBy(dx, 0)
+
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""
         return tr("{label} · {n} nodes", label=self.label, n=len(self.members)) if self.collapsed else self.label
