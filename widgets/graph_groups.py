@@ -102,6 +102,7 @@ class OriginGroups:
                  caption_parent: QGraphicsItem) -> None:
         self._scene, self._font, self._rect_of, self._caption_parent = scene, font, rect_of, caption_parent
         self._boxes: dict[tuple, OriginBox] = {}
+        self._unknown: dict[tuple, None] = {}  # the keys of boxes whose line is unknown ("ran while continuing")
         self._of: dict[int, list[OriginBox]] = {}
         self._united: dict[tuple, QRectF] = {}  # members' union, before padding
         self._depth: dict[tuple, int] = {}  # levels of boxes nested inside a box
@@ -140,6 +141,8 @@ class OriginGroups:
             box = self._boxes.get(key)
             if box is None:
                 box = self._boxes[key] = OriginBox(key, key[0], box_label(key), self._font, self._caption_parent)
+                if key[0] == "line" and key[2] is None:
+                    self._unknown[key] = None
                 box.setData(1, key)
                 self._scene.addItem(box)
                 self._united[key] = QRectF(rect)
@@ -178,6 +181,7 @@ class OriginGroups:
             if not box.members:
                 self._scene.removeItem(box)
                 self._scene.removeItem(box.caption)
+                self._unknown.pop(key, None)
                 del self._boxes[key], self._united[key], self._depth[key]
                 self._modules.pop(key, None)
                 self._marked = [b for b in self._marked if b is not box]
@@ -246,8 +250,11 @@ class OriginGroups:
         box.place_caption()
         # Two boxes around nearly the same nodes (a line's pass, and the leaves that came while continuing)
         # share a header: the later caption goes after the earlier one instead of over it.
-        for other in self._boxes.values():
-            if other is not box and other.caption.isVisible() and \
-                    other.caption.sceneBoundingRect().intersects(box.caption.sceneBoundingRect()):
+        # Only a box whose line is unknown frames the same nodes as another (a graph has a box per pass of
+        # a line, and few of those), so each box is compared with those few, and they with every box.
+        others = self._boxes.values() if box.key in self._unknown else (self._boxes[k] for k in self._unknown)
+        for other in others:
+            if other is not box and other.caption.sceneBoundingRect().intersects(box.caption.sceneBoundingRect()):
                 taken = other.caption.sceneBoundingRect()
                 box.shift_caption(taken.right() + 6 - box.caption.sceneBoundingRect().left())
+                break
