@@ -49,7 +49,7 @@ def main() -> int:
     window.watch_view.set_expressions(["h.sum()", "t0.grad"])
 
     def step_and_wait() -> float:
-        before = window.run.live["step"] if window.run.live else 0
+        before = window.run.live["step"] if window.run and window.run.live else 0
         start = time.perf_counter()
         QTest.keyClick(window.code_view, Qt.Key.Key_F11)
         while not (window.run.live and window.run.live["step"] > before and not window._pending):
