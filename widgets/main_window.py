@@ -639,7 +639,7 @@ class MainWindow(QMainWindow):
             verdict = coach.verdict(prediction, answer, result)
             self.prediction_bar.show_verdict(verdict)
             right = verdict.right
-            self._transcript().add_message(verdict_text(verdict, self.language),
+            self._transcript().add_message(verdict_text(verdict),
                                            "info" if right is None else "success" if right else "error")
             self._show_progress()
 
@@ -820,7 +820,7 @@ class MainWindow(QMainWindow):
         self.prediction_bar.dismiss()
         if self.coach is not None and ended.checks:
             for result in self.coach.check_results(ended.checks):
-                self._transcript().add_message(check_text(result, self.language),
+                self._transcript().add_message(check_text(result),
                                                "success" if result.passed else "info")
             self._show_progress()
         text = end_text(ended)
@@ -1050,7 +1050,6 @@ class MainWindow(QMainWindow):
         self.notes_view.set_language(language)
         self.code_view.set_language(language)
         self.lesson_browser.set_language(language)
-        self.prediction_bar.set_language(language)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -1058,6 +1057,7 @@ class MainWindow(QMainWindow):
         for name, dock in self.docks.items():
             dock.setWindowTitle(tr(DOCK_TITLES[name]))
         retranslate_actions(self)
+        self.prediction_bar.retranslate()
         self._retranslate_menus()
         for panel in (self.timeline, self.backward_panel, self.console, self.graph_view, self.variables_view,
                       self.inspector, self.stack_view, self.watch_view, self.code_view):
@@ -1125,7 +1125,6 @@ class MainWindow(QMainWindow):
             self.variables_view.restore_header_state(header)
         self.notes_view.set_language(self.language)
         self.code_view.set_language(self.language)
-        self.prediction_bar.set_language(self.language)
 
     def _about(self) -> None:
         QMessageBox.about(self, tr("About GradStep"),

@@ -37,14 +37,14 @@ TEXTS = {
 }
 
 
-def verdict_text(verdict: Verdict, language: str | None = None) -> str:
+def verdict_text(verdict: Verdict) -> str:
     """The verdict as one line of plain text (for the console), in the interface's language."""
     key = "failed" if verdict.right is None else "right" if verdict.right else "wrong"
     html = tr(TEXTS[key], expr=verdict.prediction.expression, value=verdict.value, answer=verdict.answer)
     return html.replace("<code>", "").replace("</code>", "")
 
 
-def check_text(result: CheckResult, language: str | None = None) -> str:
+def check_text(result: CheckResult) -> str:
     """An exercise check's result as one line of plain text, in the interface's language."""
     key = "check_failed" if result.passed is None else "check_passed" if result.passed else "check_not_yet"
     return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error)
@@ -67,7 +67,6 @@ class PredictionBar(QFrame):
         self.setObjectName("prediction_bar")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet("#prediction_bar { background: palette(alternate-base); border: 1px solid #1e88e5; }")
-        self.language = "en"
         self.prediction: Prediction | None = None
         """The prediction asked (None when no question is open)."""
         self.verdict: Verdict | None = None
@@ -140,11 +139,6 @@ class PredictionBar(QFrame):
             button.deleteLater()
         self._choice_buttons = []
         self.hide()
-
-    def set_language(self, language: str) -> None:
-        """Show the bar in ``language`` (the window sets :mod:`app.i18n`'s language first)."""
-        self.language = language
-        self._retranslate()
 
     def retranslate(self) -> None:
         """Set the bar's texts again, in the current language."""
