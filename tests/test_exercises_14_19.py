@@ -16,19 +16,12 @@ from typing import Any
 
 import pytest
 from conftest import borrow, give_back
+from test_lesson_facts import lesson_path
+from test_new_lessons import NEW_LESSONS as FILES
 
 from app import messages as m
 from app.lesson_format import parse_lesson
 
-LESSONS = Path(__file__).resolve().parent.parent / "lessons"
-FILES = {
-    "14": "14_hooks.py",
-    "15": "15_eval_nograd_inference.py",
-    "16": "16_torch_func.py",
-    "17": "17_nan_gradients.py",
-    "18": "18_accumulation_and_two_losses.py",
-    "19": "19_variable_length_no_padding.py",
-}
 #: Seconds to wait for the next message of a run.
 WAIT = 120
 
@@ -143,10 +136,6 @@ CHANGES: dict[str, list[list[tuple[str, str]]]] = {
 }
 
 EXERCISES = [(number, n) for number in FILES for n in range(len(CHANGES[number]))]
-
-
-def lesson_path(number: str) -> Path:
-    return LESSONS / FILES[number]
 
 
 def changed(source: str, replacements: list[tuple[str, str]]) -> str:
