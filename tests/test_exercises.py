@@ -183,28 +183,30 @@ def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | 
     each answer. Returns the end and {line: {answer: reply}}.
     """
     asks = dict(asks or {})
+    pending = dict.fromkeys(asks)  # lines still to ask at: breakpoints, as the app's coach has them
     events: queue.Queue = queue.Queue()
     session = borrow(events.put)
     judged: dict[int, dict[str, dict[str, Any]]] = {}
     waiting: int | None = None
     try:
-        session.breakpoints[str(path)] = dict.fromkeys(asks)
+        session.breakpoints[str(path)] = dict(pending)
         session.start(str(path), stop_on_entry=False, checks=checks)
         while not isinstance(message := events.get(timeout=WAIT), m.Ended):
             if not isinstance(message, m.Paused):
                 continue
             snapshot = message.snapshot
             if waiting is not None:  # the predicted line has run: judge its answers here
-                expression, answers = asks.pop(waiting)
+                expression, answers = asks[waiting]
                 for answer in answers:
                     request = session.request("predict", expression=expression, answer=answer)
                     while not (isinstance(reply := events.get(timeout=WAIT), m.Reply) and reply.id == request):
                         pass
                     judged.setdefault(waiting, {})[answer] = reply.result
                 waiting = None
-                session.set_breakpoints(str(path), dict.fromkeys(asks))
             line = snapshot["line"]
-            if snapshot["file"] == str(path) and line in asks and line not in judged:
+            if snapshot["event"] == "line" and snapshot["file"] == str(path) and line in pending:
+                del pending[line]  # asked once per run, and the step over it must not stop on it again
+                session.set_breakpoints(str(path), dict(pending))
                 waiting = line
                 session.step_over()
             else:

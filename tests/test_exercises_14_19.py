@@ -9,17 +9,15 @@ check raises on either.
 
 from __future__ import annotations
 
-import queue
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import borrow, give_back
+from test_exercises import run
 from test_lesson_facts import lesson_path
 from test_new_lessons import NEW_LESSONS as FILES
 
-from app import messages as m
 from app.lesson_format import parse_lesson
 
 #: Seconds to wait for the next message of a run.
@@ -146,21 +144,9 @@ def changed(source: str, replacements: list[tuple[str, str]]) -> str:
     return source
 
 
-def next_message(events: queue.Queue, kinds: type | tuple[type, ...]) -> Any:
-    while not isinstance(message := events.get(timeout=WAIT), kinds):
-        pass
-    return message
-
-
 def run_with_checks(path: Path, checks: list[str]) -> list[dict[str, Any]]:
     """Run ``path`` through the engine to its end; the results of ``checks`` there."""
-    events: queue.Queue = queue.Queue()
-    session = borrow(events.put)
-    try:
-        session.start(str(path), stop_on_entry=False, checks=checks)
-        ended = next_message(events, m.Ended)
-    finally:
-        give_back(session)
+    ended, _ = run(path, checks)
     assert ended.status == "ok", ended
     return ended.checks
 
@@ -222,37 +208,11 @@ def test_each_prediction_s_right_answer_is_judged_right_through_the_engine(numbe
     path = lesson_path(number)
     lesson = parse_lesson(path)
     answers = {p.line: PREDICTIONS[number][n] for n, p in enumerate(lesson.predictions)}
-    pending = dict.fromkeys(answers)
-    verdicts: dict[str, tuple[bool, bool]] = {}
-    events: queue.Queue = queue.Queue()
-    session = borrow(events.put)
-
-    def judged(expression: str, answer: str) -> bool:
-        request = session.request("predict", expression=expression, answer=answer)
-        while (reply := next_message(events, m.Reply)).id != request:
-            pass
-        assert reply.result["ok"], reply.result
-        return reply.result["right"]
-
-    try:
-        session.breakpoints[str(path)] = dict(pending)
-        session.start(str(path), stop_on_entry=False)
-        waiting = None  # the prediction whose line has just been stepped over
-        while not isinstance(message := next_message(events, (m.Paused, m.Ended)), m.Ended):
-            snapshot = message.snapshot
-            if waiting is not None:
-                expression, right, wrong = answers[waiting]
-                verdicts[expression] = (judged(expression, right), judged(expression, wrong))
-                waiting = None
-            line = snapshot["line"]
-            if snapshot["event"] == "line" and snapshot["file"] == str(path) and line in pending:
-                del pending[line]  # asked once per run, as the app does
-                session.set_breakpoints(str(path), dict(pending))
-                waiting = line
-                session.step_over()
-            else:
-                session.resume()
-    finally:
-        give_back(session)
+    message, judged = run(path, [], {line: (expression, [right, wrong])
+                                     for line, (expression, right, wrong) in answers.items()})
     assert message.status == "ok", message
+    replies = [reply for by_answer in judged.values() for reply in by_answer.values()]
+    assert all(reply["ok"] for reply in replies), replies
+    verdicts = {answers[line][0]: (by_answer[answers[line][1]]["right"], by_answer[answers[line][2]]["right"])
+                for line, by_answer in judged.items()}
     assert verdicts == {expression: (True, False) for expression, _, _ in PREDICTIONS[number]}
