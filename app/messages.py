@@ -325,12 +325,15 @@ def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
 
 
 _FIELD_TYPES = {cls: _field_types(cls) for cls in _MESSAGE_TYPES}
+#: Field names of each message class, read once: ``dataclasses.fields`` costs more than encoding a small message.
+_FIELD_NAMES = {cls: tuple(f.name for f in fields(cls)) for cls in _MESSAGE_TYPES}
 
 
 def encode(message: Any) -> bytes:
     """One framed message: the header (magic and length), then the MessagePack body."""
-    if isinstance(message, _MESSAGE_TYPES):
-        body = [type(message).__name__, {f.name: getattr(message, f.name) for f in fields(message)}]
+    names = _FIELD_NAMES.get(type(message))
+    if names is not None:
+        body = [type(message).__name__, {name: getattr(message, name) for name in names}]
     else:
         body = [None, message]
     # Lone surrogates (a file name decoded with surrogateescape, say) travel as they are.

@@ -10,8 +10,8 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_sequence
 
-from app.lesson.autograd_graph import METADATA_KEY, GraphTracker, find_tensors
-from app.lesson.summaries import TensorSummarizer
+from app.lesson.autograd_graph import METADATA_KEY, GraphBasis, GraphTracker, find_tensors
+from app.lesson.summaries import Summarizer, TensorSummarizer
 
 
 @pytest.fixture
@@ -241,6 +241,53 @@ def test_a_probe_settled_as_freed_does_not_hide_a_later_autograd_grad_of_another
     diff = tracker.update(frame)
     freed = {n["name"] for n in diff["updated"] if any(entry["freed"] for entry in n["saved"])}
     assert freed == {"ExpBackward0", "MulBackward0"}
+
+
+def test_the_quick_look_of_an_unchanged_namespace_still_sees_autograd_grad_free_the_graph(tracker):
+    frame = leaf_inputs()
+    frame["e"] = e = (frame["x"] * frame["w"]).exp()
+    frame["loss"] = loss = e.sum()
+    tracker.update(frame)
+    assert tracker.update(frame, same_tensors=True)["changed"] is False
+    torch.autograd.grad(loss, frame["x"])  # frees the saved tensors; no variable's summary changes
+    diff = tracker.update(frame, same_tensors=True)
+    freed = {n["name"] for n in diff["updated"] if any(entry["freed"] for entry in n["saved"])}
+    assert freed == {"ExpBackward0", "MulBackward0"}
+    assert tracker.update(frame, same_tensors=True)["changed"] is False
+
+
+def test_the_quick_look_at_a_namespace_that_is_not_the_last_one_looks_at_it_all(tracker):
+    frame = leaf_inputs()
+    frame["y"] = frame["x"] * frame["w"]
+    tracker.update(frame)
+    other = {"z": frame["x"] * 3}
+    diff = tracker.update(other, same_tensors=True)  # a wrong hint: "y" is not there
+    assert diff["roots"] == {"z": diff["added"][0]["id"]} and diff["changed"] is True
+
+
+def test_the_graph_basis_tells_a_changed_tensor_from_a_changed_number():
+    summarizer = Summarizer()
+    x = torch.ones(2, requires_grad=True)
+    frame = object()
+    basis = GraphBasis()
+
+    def summaries(**values):
+        return {name: summarizer.summarize(value) for name, value in values.items()}
+
+    assert not basis.unchanged(frame, summaries(x=x, t=0))  # nothing seen yet
+    basis.seen(frame, summaries(x=x, t=0))
+    assert basis.unchanged(frame, summaries(x=x, t=1))  # a number changed: no tensor did
+    assert not basis.unchanged(object(), summaries(x=x, t=1))  # another frame
+    assert not basis.unchanged(frame, summaries(x=x * 1, t=1))  # x rebound
+    assert not basis.unchanged(frame, summaries(t=1))  # x deleted
+    assert not basis.unchanged(frame, summaries(x=x, y=x, t=1))  # a new name for a tensor
+    assert not basis.unchanged(frame, summaries(x=x, t=1, n=2))  # a new name: looked at whole
+    with torch.no_grad():
+        x.add_(1)
+    assert not basis.unchanged(frame, summaries(x=x, t=1))  # written in place
+    basis.seen(frame, summaries(x=x))
+    basis.forget()
+    assert not basis.unchanged(frame, summaries(x=x))
 
 
 def test_a_saved_tensor_modified_in_place_carries_pytorchs_message(tracker):

@@ -16,7 +16,7 @@ from typing import Any
 
 from app.gc_pause import gc_paused
 from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
-from app.lesson.tensor_reading import why_no_values
+from app.lesson.tensor_reading import values_of, why_no_values
 
 #: Key of a node's GradStep id in ``node.metadata``.
 METADATA_KEY = "gradstep_id"
@@ -32,6 +32,8 @@ SAVED_VALUE_LIMIT = 16
 #: How far below a root node the unchanged-pause check looks for saved tensors freed by a backward.
 PROBE_DEPTH = 4
 
+#: Entries of tensor-free saved values a tracker keeps between pauses before it starts afresh.
+CONSTANT_ENTRIES = 4096
 #: Settled probes a tracker remembers (see :meth:`_Frame.probes`) before it starts afresh.
 SETTLED_LIMIT = 10_000
 
@@ -214,14 +216,17 @@ def released(node: Any) -> bool | None:
 def _saved_tensor_summary(tensor: Any, names: dict[int, str], shape: list[int] | None = None) -> dict[str, Any]:
     """A light summary of a saved tensor: shape, dtype, small values, and its variable name if any."""
     numel = tensor.numel()
-    small = numel <= SAVED_VALUE_LIMIT and why_no_values(tensor) is None
+    values = None
+    if numel <= SAVED_VALUE_LIMIT and why_no_values(tensor) is None:
+        strided = tensor.layout is sys.modules["torch"].strided
+        values = (values_of(tensor) if strided else tensor_values(tensor)).copy()  # a copy: the node keeps it
     return {
         "type": "Tensor",
         "shape": list(tensor.shape) if shape is None else shape,
         "dtype": str(tensor.dtype).removeprefix("torch."),
         "numel": numel,
         "requires_grad": tensor.requires_grad,
-        "values": tensor_values(tensor).copy() if small else None,
+        "values": values,
         "variable": names.get(id(tensor)),
     }
 
@@ -240,9 +245,12 @@ class _SavedReader:
     meanwhile.
     """
 
-    def __init__(self, names: dict[int, str]) -> None:
+    def __init__(self, names: dict[int, str], constants: dict[tuple, dict[str, Any]] | None = None) -> None:
         self.names = names
         self._entries: dict[tuple, dict[str, Any]] = {}
+        # Entries of saved values that hold no tensor (sizes, strides, alpha) depend on the value
+        # only, so they may be kept from one pause to the next: every MmBackward0 saves its sizes.
+        self._constants = {} if constants is None else constants
         self._tensors: dict[int, tuple[Any, dict[str, Any]]] = {}
         self._shapes: dict[tuple[int, ...], list[int]] = {}
 
@@ -291,16 +299,20 @@ class _SavedReader:
     def _shared_entry(self, attr: str, value: Any, holds_tensors: bool) -> dict[str, Any]:
         if not holds_tensors:
             key: tuple = (attr, type(value), value)
+            table = self._constants
         elif isinstance(value, sys.modules["torch"].Tensor):
             key = (attr, id(value))  # by identity: comparing tensors by value is elementwise
+            table = self._entries
         else:
             return _entry(attr, self.plain(value))  # a list of tensors, or None
         try:
-            entry = self._entries.get(key)
+            entry = table.get(key)
         except TypeError:  # an unhashable value
             return _entry(attr, self.plain(value))
         if entry is None:
-            entry = self._entries[key] = _entry(attr, self.plain(value))
+            if len(table) >= CONSTANT_ENTRIES:
+                table.clear()
+            entry = table[key] = _entry(attr, self.plain(value))
         return entry
 
     def plain(self, value: Any) -> Any:
@@ -386,22 +398,26 @@ class _Frame:
         ``next_functions`` never change). Only the False ones are probed again; a freed probe
         costs a raised RuntimeError, and the same roots are probed at every step of a recording.
         """
-        out = []
-        seen = set()
-        for name, node in self.root_nodes.items():
-            nid = self.roots[name]
-            if nid in seen or not name.isidentifier():
-                continue
-            seen.add(nid)
-            state = settled.get(nid, False)
-            if state is False:
-                state = _probe(node)
-                if state is not False:
-                    if len(settled) >= SETTLED_LIMIT:
-                        settled.clear()
-                    settled[nid] = state
-            out.append(state)
-        return tuple(out)
+        return _probes(self.roots, self.root_nodes.__getitem__, settled)
+
+
+def _probes(roots: dict[str, int], node_of: Callable[[str], Any], settled: dict[int, bool | None]) -> tuple:
+    """:meth:`_Frame.probes` over ``roots`` (variable → node id), ``node_of(name)`` giving each root's node."""
+    out = []
+    seen = set()
+    for name, nid in roots.items():
+        if nid in seen or not name.isidentifier():
+            continue
+        seen.add(nid)
+        state = settled.get(nid, False)
+        if state is False:
+            state = _probe(node_of(name))
+            if state is not False:
+                if len(settled) >= SETTLED_LIMIT:
+                    settled.clear()
+                settled[nid] = state
+        out.append(state)
+    return tuple(out)
 
 
 def _probe(node: Any) -> bool | None:
@@ -421,6 +437,45 @@ def _names_by_node(roots: dict[str, int]) -> dict[int, list[str]]:
     for name, nid in roots.items():
         by_node.setdefault(nid, []).append(name)
     return by_node
+
+
+#: Summary types of values that hold no tensor (builtin scalars, summarised by value).
+_SCALAR_SUMMARIES = frozenset({"int", "float", "bool", "str", "NoneType", "complex", "bytes"})
+
+
+class GraphBasis:
+    """What the graph tracker looked at in the last pause: the frame and its variables' summaries.
+
+    A recording pauses at every line, and at most of them no tensor changed. When the frame
+    is the one of the last look and every summary that can stand for a tensor is the very
+    object it was then (tensor summaries are cached by identity, version, ``grad_fn`` and
+    ``.grad``), the tracker need not walk the variables again (``same_tensors`` of
+    :meth:`GraphTracker.update`). The frame is held until the next pause, as the runner's
+    call stack is.
+    """
+
+    def __init__(self) -> None:
+        self._frame: Any = None
+        self._summaries: dict[str, Any] = {}
+
+    def seen(self, frame: Any, summaries: dict[str, Any]) -> None:
+        """The tracker looked at ``frame`` whose visible variables have these summaries."""
+        self._frame, self._summaries = frame, summaries
+
+    def forget(self) -> None:
+        """The tracker looked elsewhere (a request, an operation's outputs): the next look is a whole one."""
+        self._frame, self._summaries = None, {}
+
+    def unchanged(self, frame: Any, summaries: dict[str, Any]) -> bool:
+        """Whether ``frame`` is the frame of the last look, with the same names, and no value that can
+        hold a tensor changed."""
+        before = self._summaries
+        if frame is not self._frame or frame is None or summaries.keys() != before.keys():
+            return False
+        for name, summary in summaries.items():
+            if before[name] is not summary and summary.get("type") not in _SCALAR_SUMMARIES:
+                return False
+        return True
 
 
 class GraphTracker:
@@ -455,14 +510,20 @@ class GraphTracker:
         self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
         self._settled: dict[int, bool | None] = {}  # root node id -> a probe that cannot change any more
+        self._constant_entries: dict[tuple, dict[str, Any]] = {}  # see _SavedReader
 
-    def update(self, variables: dict[str, Any]) -> dict[str, Any]:
+    def update(self, variables: dict[str, Any], same_tensors: bool = False) -> dict[str, Any]:
         """The change of the graph since the previous call.
 
         Parameters
         ----------
         variables : dict
             The live name to value mapping of the paused frame.
+        same_tensors : bool
+            The caller knows that ``variables`` is the namespace of the previous call and that
+            every value in it that can hold a tensor is the same object, unchanged (its summary
+            is the one of the previous call): then only a backward that freed saved tensors can
+            have changed the graph, and only that is looked at (a recording's common pause).
 
         Returns
         -------
@@ -473,9 +534,16 @@ class GraphTracker:
             ``[from_id, to_id, input_nr]`` lists, ``roots`` ``{variable: node_id}`` and
             ``leaves`` ``{node_id: variable}`` as they are now.
         """
+        previous = self._fingerprint
+        if same_tensors and previous is not None:
+            try:
+                probes = _probes(previous[0], lambda name: variables[name].grad_fn, self._settled)
+            except (KeyError, AttributeError):  # not the namespace it was said to be: look at it all
+                probes = None
+            if probes == previous[2]:
+                return self._diff(False, [], [], [], [])
         frame = _Frame(variables)
         fingerprint = (frame.roots, frame.leaf_state(), frame.probes(self._settled))
-        previous = self._fingerprint
         if fingerprint == previous:
             return self._diff(False, [], [], [], [])
         backward_suspected = previous is not None and previous[1:] != fingerprint[1:]
@@ -533,7 +601,7 @@ class GraphTracker:
     def _walk_new(self, frame: _Frame) -> tuple[list[dict], list[list[int]], set[int]]:
         """Describe the nodes not seen before; stop at known ones (their next_functions never change)."""
         names_by_node = _names_by_node(frame.roots)
-        reader = _SavedReader(frame.names)
+        reader = _SavedReader(frame.names, self._constant_entries)
         added, edges, boundary = [], [], set()
         first_use: dict[int, int] = {}  # node id -> the lowest sequence number of a new node using it
         stack = [node for name, node in frame.root_nodes.items() if frame.roots[name] not in self._children]

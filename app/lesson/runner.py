@@ -35,7 +35,7 @@ from app.code_lines import executable_lines
 from app.i18n import N_
 from app.lesson import hooks as lesson_hooks
 from app.lesson.autograd_actions import AutogradActions
-from app.lesson.autograd_graph import GraphTracker
+from app.lesson.autograd_graph import GraphBasis, GraphTracker
 from app.lesson.engine_reads import engine_reads, learner_code
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
@@ -186,6 +186,7 @@ class LessonRunner:
         self.pause_wire = PauseCompressor()
         self.origins = OriginBook(sequence_peek())
         self.graph = GraphTracker(self.snapshots.summarizer.tensors, self.origins.origin)
+        self._graph_basis = GraphBasis()
         self._frame_actions: dict[int, AutogradActions] = {}
         self.recording = 0
         self.watching: dict[str, Any] | None = None
@@ -532,7 +533,12 @@ class LessonRunner:
                 if snapshot.get("return_kind") == "raise" and unwinding and unwinding[0] is self.frames[0][0]:
                     snapshot["exception"] = raised(unwinding[1])  # the frame leaves with this exception
                 del unwinding
-                snapshot["graph"] = self._graph_update(self.frames[0][0], self._add_ops(snapshot, op))
+                frame = self.frames[0][0]
+                extra = self._add_ops(snapshot, op)
+                same = extra is None and self._graph_basis.unchanged(frame, snapshot["vars"])
+                snapshot["graph"] = self._graph_update(frame, extra, same_tensors=same)
+                self._graph_basis.seen(frame, snapshot["vars"])
+                del frame
                 for entry in snapshot.get("ops", ()):
                     if SEQUENCES in entry:  # numbered now the graph has seen them: ids as the graph gives them
                         entry["nodes"] = self.graph.ids_of(entry.pop(SEQUENCES))
@@ -600,14 +606,18 @@ class LessonRunner:
         index = params.get("frame", self.selected)
         return self.frames[index][0]
 
-    def _graph_update(self, frame: FrameType, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _graph_update(self, frame: FrameType, extra: dict[str, Any] | None = None,
+                      same_tensors: bool = False) -> dict[str, Any]:
         """The change of the autograd graph of ``frame``'s tensors (and ``extra`` ones) since the last look.
 
-        The graph is an extra: if reading it fails, the pause goes on without it.
+        ``same_tensors``: see :meth:`GraphTracker.update`. The graph is an extra: if reading it
+        fails, the pause goes on without it.
         """
+        if not same_tensors:
+            self._graph_basis.forget()  # a look from a request, or at other tensors
         try:
             variables = frame_locals(frame)
-            return self.graph.update({**variables, **extra} if extra else variables)
+            return self.graph.update({**variables, **extra} if extra else variables, same_tensors)
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}

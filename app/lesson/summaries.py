@@ -68,10 +68,10 @@ class TensorSummarizer:
         # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary)
         self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict]] = {}
 
-    @staticmethod
-    def _key(tensor: Any) -> tuple[tuple, Any]:
-        """What the summary depends on besides the values, and the ``.grad`` (compared by identity)."""
-        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None  # as own_grad(), inlined
+    def summarize(self, tensor: Any) -> dict[str, Any]:
+        """The summary dict of one tensor (see the README's trace format)."""
+        # The cache check runs for every tensor in scope at every step of a recording: inlined.
+        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None  # as own_grad()
         try:
             version = tensor._version
         except RuntimeError:  # an inference tensor keeps no version counter
@@ -83,12 +83,8 @@ class TensorSummarizer:
                 grad_version = grad._version
             except RuntimeError:
                 grad_version = -1
-        return (version, tensor.requires_grad, tensor.retains_grad, id(tensor.grad_fn),
-                None if tensor.is_nested else tensor.shape, grad_version), grad
-
-    def summarize(self, tensor: Any) -> dict[str, Any]:
-        """The summary dict of one tensor (see the README's trace format)."""
-        key, grad = self._key(tensor)
+        key = (version, tensor.requires_grad, tensor.retains_grad, id(tensor.grad_fn),
+               None if tensor.is_nested else tensor.shape, grad_version)
         key_id = id(tensor)
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
@@ -108,8 +104,9 @@ class TensorSummarizer:
         torch = _torch()
         grad_fn = tensor.grad_fn
         numel = int(tensor.numel())
+        parameter = isinstance(tensor, torch.nn.Parameter)  # a Python-level isinstance hook: asked once
         summary: dict[str, Any] = {
-            "type": "Parameter" if isinstance(tensor, torch.nn.Parameter) else "Tensor",
+            "type": "Parameter" if parameter else "Tensor",
             "shape": shape_of(tensor),
             "dtype": str(tensor.dtype).removeprefix("torch."),
             "layout": layout_name(tensor),
@@ -122,7 +119,7 @@ class TensorSummarizer:
             "is_inference": bool(tensor.is_inference()),
             "numel": numel,
             "nbytes": numel * tensor.element_size(),
-            "is_parameter": isinstance(tensor, torch.nn.Parameter),
+            "is_parameter": parameter,
             "id": id(tensor),
         }
         summary.update(self._values(tensor, summary["layout"], numel))
@@ -197,6 +194,7 @@ class Summarizer:
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.tensors = TensorSummarizer(value_limit)
         self._scalars: dict[tuple, dict[str, Any]] = {}
+        self._tensor_type: type | None = None  # torch.Tensor, once the lesson has shown one
 
     def summarize(self, value: Any, depth: int = 0) -> dict[str, Any]:
         """Summary of ``value``: always a dict with at least ``type``, even when reading it fails.
@@ -204,7 +202,8 @@ class Summarizer:
         A half-built object (a module stepped before ``super().__init__()``) must not cost
         the learner the pause, so a failure is described in ``repr`` instead.
         """
-        if type(value) in _SCALAR_TYPES:
+        kind = type(value)
+        if kind in _SCALAR_TYPES:
             key = _scalar_key(value)
             if key is not None:
                 summary = self._scalars.get(key)
@@ -214,8 +213,11 @@ class Summarizer:
                     summary = self._scalars[key] = self._scalar(value)
                 return summary
         try:
+            if kind is self._tensor_type:  # a plain tensor, the common case: no isinstance hooks to run
+                return self.tensors.summarize(value)
             torch = _torch()
             if torch is not None and isinstance(value, torch.Tensor):
+                self._tensor_type = torch.Tensor
                 return self.tensors.summarize(value)
             return self._summarize(value, depth)
         except Exception as exc:

@@ -52,17 +52,20 @@ def shape_of(tensor: Any) -> list[int | str]:
 
 def why_no_values(tensor: Any) -> str | None:
     """Why a tensor's values are not shown, in words; None when they can be read."""
-    kind = type(tensor).__name__
+    cls = type(tensor)
+    kind = cls.__name__
     if tensor.is_nested:
         return ("a nested tensor holds tensors of different shapes, which do not form one "
                 "array: its values are not shown")
     if tensor.device.type == "meta":
         return "a meta tensor has a shape and a dtype but no data"
+    torch = sys.modules["torch"]
+    if cls is torch.Tensor:  # fake tensors and __torch_dispatch__ wrappers are subclasses
+        return None
     fake = sys.modules.get("torch._subclasses.fake_tensor")
     if fake is not None and isinstance(tensor, fake.FakeTensor):
         return ("a fake tensor (made under FakeTensorMode, as torch.compile does) has a shape and "
                 "a dtype but no data")
-    torch = sys.modules["torch"]
     if torch._C._dispatch_keys(tensor).has(torch._C.DispatchKey.Python):
         return (f"a {kind} is a tensor subclass with its own __torch_dispatch__: reading its "
                 "values would run the lesson's code, so they are not shown")
@@ -71,15 +74,26 @@ def why_no_values(tensor: Any) -> str | None:
 
 def _to_numpy(tensor: Any) -> np.ndarray:
     """A small tensor's values as numpy (bfloat16, float16 and float8 widened to float32)."""
-    torch = sys.modules["torch"]
     data = tensor.detach()
     if getattr(data, "is_quantized", False):
         data = data.dequantize()
-    if data.dtype in (torch.bfloat16, torch.float16) or str(data.dtype).startswith("torch.float8"):
+    if _widened(data.dtype):
         data = data.float()
     if data.is_conj():
         data = data.resolve_conj()
     return data.cpu().numpy()
+
+
+_WIDENED: dict[Any, bool] = {}
+
+
+def _widened(dtype: Any) -> bool:
+    """Whether numpy lacks ``dtype`` and its values are shown as float32 (bfloat16, float16, float8)."""
+    widened = _WIDENED.get(dtype)
+    if widened is None:
+        torch = sys.modules["torch"]
+        widened = _WIDENED[dtype] = dtype in (torch.bfloat16, torch.float16) or str(dtype).startswith("torch.float8")
+    return widened
 
 
 def _flat_view(tensor: Any) -> Any | None:
@@ -202,13 +216,37 @@ class Moments:
         return out
 
 
+#: Arrays up to this size get their statistics from a Python list: a dozen numpy calls cost more.
+SMALL_STATS = 64
+
+
 def numpy_stats(values: np.ndarray) -> dict[str, Any]:
     """Statistics over an array already in hand (a small tensor's values or a sample)."""
     if values.size == 0 or values.dtype.kind in "cOUS":
         return dict(NO_STATS)
+    if values.size <= SMALL_STATS:
+        stats = _small_stats(values.ravel().tolist())
+        if stats is not None:
+            return stats
     moments = Moments()
     moments.add_chunk(values.reshape(-1))
     return moments.stats()
+
+
+def _small_stats(items: list) -> dict[str, Any] | None:
+    """:meth:`Moments.stats` of a few finite numbers, with exactly rounded sums (``math.fsum``);
+    None when one is NaN or infinite, which the chunked path counts apart."""
+    try:
+        total = math.fsum(items)
+    except OverflowError:  # finite values whose sum overflows float64
+        return None
+    if not math.isfinite(total):
+        return None
+    n = len(items)
+    mean = total / n
+    m2 = math.fsum([(v - mean) * (v - mean) for v in items]) if n > 1 else 0.0
+    return {"min": float(min(items)), "max": float(max(items)), "mean": mean,
+            "std": math.sqrt(m2 / (n - 1)) if n > 1 else 0.0, "nan": 0, "inf": 0}
 
 
 def strided_stats(tensor: Any) -> tuple[dict[str, Any], bool]:
