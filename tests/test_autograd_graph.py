@@ -290,6 +290,16 @@ def test_the_graph_basis_tells_a_changed_tensor_from_a_changed_number():
     assert not basis.unchanged(frame, summaries(x=x))
 
 
+def test_a_leaf_written_through_data_shows_its_new_values_in_the_graph(tracker):
+    w = torch.ones(2, requires_grad=True)
+    frame = {"w": w, "y": w * 3}
+    leaf = by_name(tracker.update(frame)["added"])["w"]
+    assert leaf["leaf"]["values"].tolist() == [1.0, 1.0]
+    w.data -= 1  # no version bump: only the values tell
+    updated = tracker.update(frame)["updated"]
+    assert [node["leaf"]["values"].tolist() for node in updated] == [[0.0, 0.0]]
+
+
 def test_a_saved_tensor_modified_in_place_carries_pytorchs_message(tracker):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     a = x * 2

@@ -377,6 +377,26 @@ def test_a_retain_grad_and_a_reshape_through_data_get_a_new_summary():
     assert summarizer.summarize(t)["shape"] == [2, 2]
 
 
+def test_values_written_through_data_or_numpy_get_a_new_summary():
+    """``.data`` and numpy views write without bumping ``_version``: old tutorials' SGD step."""
+    summarizer = Summarizer()
+    w = torch.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    before = summarizer.summarize(w)
+    w.data -= 0.5 * w.grad
+    after = summarizer.summarize(w)
+    assert w._version == 0 and after is not before
+    assert after["values"].tolist() == [0.0, 0.0, 0.0] and after["max"] == 0.0
+    w.grad.data.zero_()
+    cleared = summarizer.summarize(w)
+    assert cleared is not after and cleared["grad"]["values"].tolist() == [0.0, 0.0, 0.0]
+    t = torch.zeros(2)
+    first = summarizer.summarize(t)
+    t.numpy()[1] = 7.0
+    assert summarizer.summarize(t) is not first and summarizer.summarize(t)["max"] == 7.0
+    assert summarizer.summarize(t) is summarizer.summarize(t)  # unchanged: the cached summary
+
+
 def test_a_tensor_replaced_by_another_with_the_same_id_gets_its_own_summary():
     summarizer = Summarizer()
     for attempt in range(200):

@@ -381,13 +381,17 @@ class _Frame:
                     self._names[id(tensor)] = label(path)
         return self._names
 
-    def leaf_state(self) -> tuple:
-        """What a backward, ``zero_grad`` or optimiser step changes on the named leaves."""
+    def leaf_state(self, summarizer: TensorSummarizer) -> tuple:
+        """What a backward, ``zero_grad`` or optimiser step changes on the named leaves.
+
+        The summary's identity stands for values written without a version bump (through ``.data``).
+        """
         state = []
         for tid, tensor in self.leaves.items():
             grad = tensor.grad
             grad_version = None if grad is None else grad._version
-            state.append((self.tracked[tid], tid, tensor._version, id(grad), grad_version))
+            state.append((self.tracked[tid], tid, tensor._version, id(grad), grad_version,
+                          id(summarizer.summarize(tensor))))
         return tuple(state)
 
     def probes(self, settled: dict[int, bool | None]) -> tuple:
@@ -543,7 +547,7 @@ class GraphTracker:
             if probes == previous[2]:
                 return self._diff(False, [], [], [], [])
         frame = _Frame(variables)
-        fingerprint = (frame.roots, frame.leaf_state(), frame.probes(self._settled))
+        fingerprint = (frame.roots, frame.leaf_state(self._summarizer), frame.probes(self._settled))
         if fingerprint == previous:
             return self._diff(False, [], [], [], [])
         backward_suspected = previous is not None and previous[1:] != fingerprint[1:]

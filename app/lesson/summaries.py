@@ -65,8 +65,8 @@ class TensorSummarizer:
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.value_limit = value_limit
-        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary)
-        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict]] = {}
+        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, _digest(summary))
+        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, int]] = {}
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
@@ -89,7 +89,7 @@ class TensorSummarizer:
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
             grad_ref = hit[2]
-            if (grad is None) if grad_ref is None else (grad_ref() is grad):
+            if ((grad is None) if grad_ref is None else (grad_ref() is grad)) and _digest(hit[3]) == hit[4]:
                 return hit[3]
         summary = self._build(tensor)
         try:
@@ -97,7 +97,7 @@ class TensorSummarizer:
             grad_ref = None if grad is None else weakref.ref(grad)
         except TypeError:
             return summary
-        self._cache[key_id] = (ref, key, grad_ref, summary)
+        self._cache[key_id] = (ref, key, grad_ref, summary, _digest(summary))
         return summary
 
     def _build(self, tensor: Any) -> dict[str, Any]:
@@ -144,6 +144,28 @@ class TensorSummarizer:
         stats, from_sample = strided_stats(tensor)
         return {"values": gather(tensor, sample_indices(numel, self.value_limit)), "sampled": True,
                 **stats, "stats_sampled": from_sample}
+
+
+#: Tensors up to this many elements have their values checked at every cache hit (see :func:`_digest`).
+DIGEST_LIMIT = 4096
+
+
+def _digest(summary: dict[str, Any]) -> int:
+    """A hash of the values a tensor summary shows, and of those of its ``.grad``, as they are now.
+
+    A small tensor's ``values`` is a view of the tensor's memory, so this reads the tensor
+    again. Writes through ``.data`` (``w.data -= lr * w.grad``, ``w.grad.data.zero_()``) or
+    through a numpy view change values without bumping ``_version``; this is how a cache hit
+    notices them. Larger tensors keep a sample, which is a copy: writes of that kind to them
+    are not seen until the version changes.
+    """
+    digest = 0
+    for part in (summary, summary["grad"]):
+        if part is not None:
+            values = part["values"]
+            if values is not None and part["numel"] <= DIGEST_LIMIT:
+                digest = hash((digest, values.tobytes()))
+    return digest
 
 
 def own_grad(tensor: Any) -> Any:
