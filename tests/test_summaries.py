@@ -390,11 +390,11 @@ def test_values_written_through_data_or_numpy_get_a_new_summary():
     w.grad.data.zero_()
     cleared = summarizer.summarize(w)
     assert cleared is not after and cleared["grad"]["values"].tolist() == [0.0, 0.0, 0.0]
-    t = torch.zeros(2)
-    first = summarizer.summarize(t)
-    t.numpy()[1] = 7.0
-    assert summarizer.summarize(t) is not first and summarizer.summarize(t)["max"] == 7.0
-    assert summarizer.summarize(t) is summarizer.summarize(t)  # unchanged: the cached summary
+    assert cleared["grad"]["max"] == 0.0 and cleared["grad"]["mean"] == 0.0
+    first = summarizer.summarize(w)
+    w.detach().numpy()[1] = 7.0
+    assert summarizer.summarize(w) is not first and summarizer.summarize(w)["max"] == 7.0
+    assert summarizer.summarize(w) is summarizer.summarize(w)  # unchanged: the cached summary
 
 
 def test_a_tensor_replaced_by_another_with_the_same_id_gets_its_own_summary():

@@ -65,8 +65,8 @@ class TensorSummarizer:
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.value_limit = value_limit
-        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, _digest(summary))
-        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, int]] = {}
+        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, its _digest or None)
+        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, int | None]] = {}
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
@@ -89,15 +89,19 @@ class TensorSummarizer:
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
             grad_ref = hit[2]
-            if ((grad is None) if grad_ref is None else (grad_ref() is grad)) and _digest(hit[3]) == hit[4]:
-                return hit[3]
+            if (grad is None) if grad_ref is None else (grad_ref() is grad):
+                if hit[4] is None or _digest(hit[3]) == hit[4]:
+                    return hit[3]
+                if grad is not None:  # values changed without a version bump, maybe the .grad's
+                    self._cache.pop(id(grad), None)
         summary = self._build(tensor)
         try:
             ref = weakref.ref(tensor, lambda _ref: self._cache.pop(key_id, None))
             grad_ref = None if grad is None else weakref.ref(grad)
         except TypeError:
             return summary
-        self._cache[key_id] = (ref, key, grad_ref, summary, _digest(summary))
+        digest = _digest(summary) if summary["requires_grad"] or grad is not None else None
+        self._cache[key_id] = (ref, key, grad_ref, summary, digest)
         return summary
 
     def _build(self, tensor: Any) -> dict[str, Any]:
@@ -156,15 +160,18 @@ def _digest(summary: dict[str, Any]) -> int:
     A small tensor's ``values`` is a view of the tensor's memory, so this reads the tensor
     again. Writes through ``.data`` (``w.data -= lr * w.grad``, ``w.grad.data.zero_()``) or
     through a numpy view change values without bumping ``_version``; this is how a cache hit
-    notices them. Larger tensors keep a sample, which is a copy: writes of that kind to them
-    are not seen until the version changes.
+    notices them. It is checked for the tensors those idioms are about, the ones that require
+    grad or have a ``.grad`` (a few per lesson: checking every tensor in scope cost a recording
+    7% more). Larger tensors keep a sample, which is a copy: such writes to them are not seen
+    until the version changes.
     """
-    digest = 0
-    for part in (summary, summary["grad"]):
-        if part is not None:
-            values = part["values"]
-            if values is not None and part["numel"] <= DIGEST_LIMIT:
-                digest = hash((digest, values.tobytes()))
+    values = summary["values"]
+    digest = hash(values.tobytes()) if values is not None and summary["numel"] <= DIGEST_LIMIT else 0
+    grad = summary["grad"]
+    if grad is not None:
+        values = grad["values"]
+        if values is not None and grad["numel"] <= DIGEST_LIMIT:
+            digest = digest * 31 + hash(values.tobytes())
     return digest
 
 
