@@ -202,6 +202,11 @@ _SCALAR_TEXT = 1000
 SCALAR_LIMIT = 4096
 
 
+def _unreadable(value: Any, exc: Exception) -> dict[str, Any]:
+    return {"type": type(value).__name__,
+            "repr": f"<cannot be shown yet: {type(exc).__name__}: {bounded_repr(exc, 200)}>"}
+
+
 def _scalar_key(value: Any) -> tuple | None:
     """What makes two scalars' summaries equal: type and value (and a float's sign: ``-0.0 == 0.0``)."""
     kind = type(value)
@@ -232,6 +237,11 @@ class Summarizer:
         the learner the pause, so a failure is described in ``repr`` instead.
         """
         kind = type(value)
+        if kind is self._tensor_type:  # a plain tensor, the common case: no isinstance hooks to run
+            try:
+                return self.tensors.summarize(value)
+            except Exception as exc:
+                return _unreadable(value, exc)
         if kind in _SCALAR_TYPES:
             key = _scalar_key(value)
             if key is not None:
@@ -242,16 +252,13 @@ class Summarizer:
                     summary = self._scalars[key] = self._scalar(value)
                 return summary
         try:
-            if kind is self._tensor_type:  # a plain tensor, the common case: no isinstance hooks to run
-                return self.tensors.summarize(value)
             torch = _torch()
             if torch is not None and isinstance(value, torch.Tensor):
                 self._tensor_type = torch.Tensor
                 return self.tensors.summarize(value)
             return self._summarize(value, depth)
         except Exception as exc:
-            return {"type": type(value).__name__,
-                    "repr": f"<cannot be shown yet: {type(exc).__name__}: {bounded_repr(exc, 200)}>"}
+            return _unreadable(value, exc)
 
     def _summarize(self, value: Any, depth: int) -> dict[str, Any]:
         torch = _torch()
