@@ -257,6 +257,23 @@ def test_expanded_rows_the_current_row_and_the_scroll_position_survive_a_pause(q
     assert not view.tree.isExpanded(view.model.index_for_path(":model"))
 
 
+def test_a_pause_with_the_same_variables_updates_the_rows_in_place(qtbot, view, frame):
+    a, b = torch.zeros(2), torch.ones(2)
+    view.set_snapshot(frame(a=a, b=b, t=0), {})
+    row_a = view.model.index_for_path(":a")
+    a.add_(5)
+    with qtbot.assertNotEmitted(view.model.modelReset), qtbot.waitSignal(view.model.dataChanged):
+        view.set_snapshot(frame(a=a, b=b, t=1), {})
+    assert view.model.index_for_path(":a") == row_a  # the very row, not a new one
+    assert view.model.index_for_path(":a").data(SUMMARY_ROLE)["values"].tolist() == [5.0, 5.0]
+    assert cell(view, ":a", VERSION) == "1"
+    assert cell(view, ":a", VALUE, Qt.ItemDataRole.BackgroundRole) is not None  # tinted: it changed
+    assert cell(view, ":b", VALUE, Qt.ItemDataRole.BackgroundRole) is None
+    with qtbot.waitSignal(view.model.modelReset):  # a new name: laid out anew
+        view.set_snapshot(frame(a=a, b=b, t=2, c=a), {})
+    assert row_names(view) == ["a", "b", "t", "c"]
+
+
 def test_columns_hide_from_the_header_menu_and_the_header_state_restores_them(qtbot, view, frame):
     view.set_snapshot(frame(x=torch.ones(1)), {})
     header = view.tree.header()

@@ -481,18 +481,21 @@ class CodeView(QPlainTextEdit):
         mark = self._mark_width()
         number_colour = palette.color(QPalette.PlaceholderText)
         line_height = self.fontMetrics().height()
+        plain, bold = self.font(), self.font()
+        bold.setBold(True)
+        text_colour = palette.color(QPalette.Text)
+        current_line = self._current[0] if self._current is not None else None
+        number_width = gutter.width() - 2 * mark - 4
         block = self.firstVisibleBlock()
         top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
         while block.isValid() and top <= event.rect().bottom():
             line = block.blockNumber() + 1
             if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
-                current = self._current is not None and self._current[0] == line
-                font = self.font()
-                font.setBold(current)
-                painter.setFont(font)
-                painter.setPen(palette.color(QPalette.Text) if current else number_colour)
-                painter.drawText(QRectF(mark, top, gutter.width() - 2 * mark - 4, line_height),
-                                 Qt.AlignRight | Qt.AlignVCenter, str(line))
+                current = line == current_line  # the paused line's number in bold
+                painter.setFont(bold if current else plain)  # fonts made once: the marks below change them
+                painter.setPen(text_colour if current else number_colour)
+                painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
+                                 str(line))
                 self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
                 self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
             top += self.blockBoundingRect(block).height()
