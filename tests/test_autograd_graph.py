@@ -282,6 +282,7 @@ def test_the_graph_basis_tells_a_changed_tensor_from_a_changed_number():
     assert not basis.unchanged(frame, summaries(t=1))  # x deleted
     assert not basis.unchanged(frame, summaries(x=x, y=x, t=1))  # a new name for a tensor
     assert not basis.unchanged(frame, summaries(x=x, t=1, n=2))  # a new name: looked at whole
+    assert not basis.unchanged(frame, summaries(x=None, t=1))  # a tensor's name now holds a number
     with torch.no_grad():
         x.add_(1)
     assert not basis.unchanged(frame, summaries(x=x, t=1))  # written in place

@@ -477,8 +477,10 @@ class GraphBasis:
         if frame is not self._frame or frame is None or summaries.keys() != before.keys():
             return False
         for name, summary in summaries.items():
-            if before[name] is not summary and summary.get("type") not in _SCALAR_SUMMARIES:
-                return False
+            old = before[name]
+            if old is not summary and (summary.get("type") not in _SCALAR_SUMMARIES
+                                       or old.get("type") not in _SCALAR_SUMMARIES):
+                return False  # a number for a number is no change to the graph; h = None is
         return True
 
 
