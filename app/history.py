@@ -333,6 +333,9 @@ class History:
         # the very summary objects of values that did not change (app.pause_delta), stored once.
         self._last_seen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
         self._nodes: dict[int, tuple] = {}  # the live graph
+        # node id -> the node dict last received: an update that is a copy of it with a few new
+        # values (app.pause_delta.GraphMirror) has only those stored again
+        self._received: dict[int, dict[str, Any]] = {}
         self._roots = self._leaves = self._store.pairs(())
         self._pending: list[tuple] = []
         self._graph_changes = 0
@@ -410,7 +413,8 @@ class History:
     def nbytes(self) -> int:
         """Bytes the history holds, measured with ``sys.getsizeof`` on what it stores."""
         containers = (self._steps, self._lines, self._offsets, self._pauses, self._where_memo, self._names,
-                      self._recent, self._nodes, self._graph_keys, self._graph_key_list, self._id_at, self._output)
+                      self._recent, self._nodes, self._received, self._graph_keys, self._graph_key_list,
+                      self._id_at, self._output)
         return (self._store.nbytes + self._bytes + self._output_bytes + self._recent_bytes()
                 + sum(map(sys.getsizeof, containers)))
 
@@ -635,10 +639,39 @@ class History:
             self._bytes += store.size(built)
             return built
 
-        return (bool(diff.get("changed")), len(added), tuple(map(shared_id, diff.get("removed", ()))),
-                store.pairs(x for name, nid in roots.items() for x in (store.text(name), shared_id(nid))),
-                store.pairs(x for nid, name in leaves.items() for x in (shared_id(nid), store.text(name))),
-                *map(stored, added), *map(stored, updated))
+        def restored(described: dict[str, Any]) -> tuple:
+            """An updated node: its stored form with only the values that are new objects stored again."""
+            nid = described["id"]
+            before, old = received.get(nid), live.get(nid)
+            if before is None or old is None or store.keys.get(tuple(described)) is not old[1]:
+                return stored(described)
+            items, keys = list(old[3:]), old[1]
+            for at, (key, value) in enumerate(described.items()):
+                if value is not before[key] and key != "id":
+                    if key == "next":
+                        return stored(described)
+                    items[at] = value if type(value) in _ATOMS else store.intern(value)
+            variables, variable = described["variables"], described["variable"]
+            named = variables == names.get(nid, []) and variable == leaves.get(nid)  # as stored() leaves them
+            items[keys.index("variables")] = None if named else store.intern(variables)
+            items[keys.index("variable")] = None if named or variable is None else store.text(variable)
+            built = (_DICT, old[1], store._types(items), *items)
+            if built == old:
+                return old
+            self._bytes += store.size(built)
+            return built
+
+        received = self._received
+        diff_removed = diff.get("removed", ())
+        entry = (bool(diff.get("changed")), len(added), tuple(map(shared_id, diff_removed)),
+                 store.pairs(x for name, nid in roots.items() for x in (store.text(name), shared_id(nid))),
+                 store.pairs(x for nid, name in leaves.items() for x in (shared_id(nid), store.text(name))),
+                 *map(stored, added), *map(restored, updated))
+        for nid in diff_removed:
+            received.pop(nid, None)
+        for node in (*added, *updated):
+            received[node["id"]] = node
+        return entry
 
     def _graph_entry(self, diff: dict[str, Any] | None) -> Any:
         """The pause's graph entry; a diff that changes nothing is not kept."""

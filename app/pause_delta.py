@@ -9,6 +9,12 @@ only the operations after the ones already sent (``ops_kept`` says how many thos
 the app side (:func:`expand`) puts them back from the previous snapshot, so every listener
 of the session still sees whole snapshots. Both sides see every pause in order (record-mode
 pauses included), which is what keeps them in step.
+
+Graph nodes travel the same way: a node the graph tracker updates (its saved tensors freed by
+a backward, renamed, a leaf's new summary) goes as a patch, its ``id`` and the keys whose values
+are not the objects sent for it before (:class:`GraphCompressor`); the app side
+(:class:`GraphMirror`) keeps the nodes it received and hands on whole ones. Pauses and the
+replies to requests carry graph changes, in the order they were made.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ class PauseCompressor:
     def __init__(self) -> None:
         self._sent: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
         self._ops: list[Any] = []
+        self.graph = GraphCompressor()
 
     def compress(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The snapshot as it goes on the wire (a new dict; ``snapshot`` is left as it is)."""
@@ -51,6 +58,9 @@ class PauseCompressor:
             if kept:
                 wire["ops"], wire[OPS_KEPT] = ops[kept:], kept
         self._ops = list(ops or ())
+        graph = snapshot.get("graph")
+        if graph is not None:
+            wire["graph"] = self.graph.compress(graph)
         return wire
 
 
@@ -73,6 +83,79 @@ def expand(previous: dict[str, Any] | None, wire: dict[str, Any]) -> dict[str, A
         earlier = list(previous.get("ops") or ())[:kept]
         wire["ops"] = earlier + list(wire.get("ops") or ())
     return wire
+
+
+class GraphCompressor:
+    """The lesson side of graph changes: updated nodes as patches against the node dicts sent before."""
+
+    def __init__(self) -> None:
+        self._sent: dict[int, dict[str, Any]] = {}  # node id -> the node dict the app has for it
+
+    def compress(self, graph: dict[str, Any]) -> dict[str, Any]:
+        """A graph diff (or whole graph, ``"nodes"``) as it goes on the wire (``graph`` is left as it is)."""
+        sent = self._sent
+        if "nodes" in graph:
+            self._sent = {node["id"]: node for node in graph["nodes"]}
+            return graph
+        for nid in graph.get("removed", ()):
+            sent.pop(nid, None)
+        for node in graph.get("added", ()):
+            sent[node["id"]] = node
+        updated = graph.get("updated")
+        if not updated:
+            return graph
+        patches = []
+        for node in updated:
+            nid = node["id"]
+            before = sent.get(nid)
+            sent[nid] = node
+            if before is None:
+                patches.append(node)
+            else:  # the graph tracker replaces a node by a copy with new values for the keys that changed
+                patches.append({"id": nid, **{key: value for key, value in node.items()
+                                              if before.get(key, _ABSENT) is not value}})
+        return {**graph, "updated": patches}
+
+
+class GraphMirror:
+    """The app side of graph changes: the nodes received, to make whole nodes of the patches."""
+
+    def __init__(self) -> None:
+        self._nodes: dict[int, dict[str, Any]] = {}
+
+    def expand(self, graph: dict[str, Any]) -> dict[str, Any]:
+        """Fill in a graph diff (or whole graph) as received, in place; returns it.
+
+        A whole node takes the place of its patch; the keys a patch leaves out are the very
+        objects of the node before it, so a listener can tell what changed by identity.
+        """
+        nodes = self._nodes
+        if isinstance(graph.get("nodes"), list):
+            self._nodes = {node["id"]: node for node in graph["nodes"] if isinstance(node, dict)}
+            return graph
+        for nid in graph.get("removed") or ():
+            nodes.pop(nid, None)
+        for node in graph.get("added") or ():
+            if isinstance(node, dict):
+                nodes[node.get("id")] = node
+        updated = graph.get("updated")
+        if updated:
+            whole = []
+            for patch in updated:
+                if not isinstance(patch, dict):
+                    continue
+                nid = patch.get("id")
+                before = nodes.get(nid)
+                if before is None and "name" not in patch:
+                    continue  # a patch of a node never received: nothing to bring up to date
+                node = patch if before is None else {**before, **patch}
+                nodes[nid] = node
+                whole.append(node)
+            graph["updated"] = whole
+        return graph
+
+
+_ABSENT = object()
 
 
 def _missing(name: str) -> dict[str, Any]:

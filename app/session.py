@@ -21,7 +21,7 @@ from typing import Any
 from app import messages as m
 from app.i18n import tr
 from app.lesson_process import LessonProcess, signal_name
-from app.pause_delta import expand
+from app.pause_delta import GraphMirror, expand
 
 Listener = Callable[[Any], None]
 
@@ -93,6 +93,7 @@ class Session:
         self._process: LessonProcess | None = None
         self._spare: LessonProcess | None = None
         self._ended = True
+        self._graph = GraphMirror()
         self._checks: list[str] | None = None
         self._ids = itertools.count(1)
         if warm_spare:
@@ -118,6 +119,7 @@ class Session:
             self.generation += 1
             self.path, self.source, self.stop_on_entry, self.op_values = path, source, stop_on_entry, op_values
             self.snapshot = None
+            self._graph = GraphMirror()
             self._ended = False
             self._process = self._take_spare()
             self.state = RUNNING
@@ -257,6 +259,8 @@ class Session:
                 return
             if isinstance(message, m.Paused):
                 expand(self.snapshot, message.snapshot)  # the pause as sent holds only what changed
+                if isinstance(message.snapshot.get("graph"), dict):
+                    self._graph.expand(message.snapshot["graph"])
                 self.state = RUNNING if message.snapshot.get("recording") else PAUSED
                 self.snapshot = message.snapshot
                 self._emit(message)
@@ -266,6 +270,8 @@ class Session:
                 process.kill_group()  # the run is over: what the lesson started ends with it
                 self._finish(message)
                 return
+            if isinstance(message, m.Reply) and isinstance(graph := message.result.get("graph"), dict):
+                self._graph.expand(graph)  # a reply's graph changes travel as the pauses' do
             self._emit(message)
 
     def _emit(self, message: Any) -> None:

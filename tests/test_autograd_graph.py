@@ -291,6 +291,26 @@ def test_the_graph_basis_tells_a_changed_tensor_from_a_changed_number():
     assert not basis.unchanged(frame, summaries(x=x))
 
 
+def test_the_graph_basis_passes_over_tensors_that_are_in_no_graph():
+    """A recording's ``x_t = xs[t]`` rebinds a tensor that needs no grad: no graph can have changed."""
+    summarizer = Summarizer()
+    w, xs = torch.ones(2, requires_grad=True), torch.arange(6.0).reshape(3, 2)
+    frame = object()
+    basis = GraphBasis()
+
+    def summaries(**values):
+        return {name: summarizer.summarize(value) for name, value in values.items()}
+
+    basis.seen(frame, summaries(w=w, x_t=xs[0]))
+    assert basis.unchanged(frame, summaries(w=w, x_t=xs[1]))
+    assert basis.unchanged(frame, summaries(w=w, x_t=None))
+    assert not basis.unchanged(frame, summaries(w=w, x_t=xs[1] * w))  # now made by an operation on w
+    assert not basis.unchanged(frame, summaries(w=w, x_t=xs[1].requires_grad_()))  # now a leaf
+    with_grad = xs[2].clone()
+    with_grad.grad = torch.ones(2)
+    assert not basis.unchanged(frame, summaries(w=w, x_t=with_grad))  # a .grad: part of what a backward left
+
+
 def test_a_leaf_written_through_data_shows_its_new_values_in_the_graph(tracker):
     w = torch.ones(2, requires_grad=True)
     frame = {"w": w, "y": w * 3}

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import torch
+
 from app import messages as m
-from app.pause_delta import OPS_KEPT, SAME, PauseCompressor, expand
+from app.lesson.autograd_graph import GraphTracker
+from app.lesson.summaries import TensorSummarizer
+from app.pause_delta import OPS_KEPT, SAME, GraphMirror, PauseCompressor, expand
 
 
 def summary(value: float) -> dict:
@@ -40,6 +44,55 @@ def test_operations_already_sent_are_counted_not_resent():
     fresh = [{"name": "Tensor.sum", "nodes": [3]}]
     wire = lesson_side.compress({"vars": {}, "ops": fresh})
     assert wire["ops"] == fresh and OPS_KEPT not in wire
+
+
+def across(wire: dict) -> dict:
+    """``wire`` as the app decodes it from the pipe."""
+    return m.decode(m.encode(m.Paused(wire))[m.HEADER_SIZE:]).snapshot
+
+
+def packed(value: object) -> bytes:
+    """``value`` as the pipe carries it: equal values (numpy arrays included) pack the same."""
+    return m.encode(m.Paused({"value": value}))
+
+
+def test_an_updated_graph_node_travels_as_the_keys_that_changed_and_comes_back_whole():
+    tracker, lesson_side, app_side = GraphTracker(TensorSummarizer()), PauseCompressor(), GraphMirror()
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    h = torch.tanh(x * 3)
+    y = h.sum()
+    pauses = [{"vars": {}, "graph": tracker.update({"x": x, "h": h, "y": y})}]
+    h = torch.tanh(h)  # the old h's node loses its name
+    pauses.append({"vars": {}, "graph": tracker.update({"x": x, "h": h, "y": y})})
+    y.backward()  # frees the saved tensors of y's nodes; x gets a .grad
+    pauses.append({"vars": {}, "graph": tracker.update({"x": x, "h": h, "y": y})})
+    wires = [across(lesson_side.compress(pause))["graph"] for pause in pauses]
+    patches = [[sorted(patch) for patch in wire["updated"]] for wire in wires]
+    whole = [app_side.expand(wire) for wire in wires]
+
+    renamed, freed = pauses[1]["graph"]["updated"], pauses[2]["graph"]["updated"]
+    assert [n["variables"] for n in renamed] == [[]]
+    assert {n["name"] for n in freed} >= {"TanhBackward0", "MulBackward0", "AccumulateGrad"}
+    assert patches[1] == [["id", "variables"]]
+    assert {tuple(keys) for keys in patches[2]} == {("id", "saved"), ("id", "leaf")}
+    for pause, got in zip(pauses, whole, strict=True):  # whole nodes, as the tracker made them
+        assert packed(got["updated"]) == packed(pause["graph"]["updated"])
+        assert packed(got["added"]) == packed(pause["graph"]["added"])
+    before = {n["id"]: n for n in whole[0]["added"]}
+    tanh = next(n for n in whole[2]["updated"] if n["name"] == "TanhBackward0")
+    assert tanh["origin"] is before[tanh["id"]]["origin"]  # what did not change is the object received before
+    assert all("name" in node for node in freed)  # the tracker's own nodes stay whole
+
+
+def test_a_whole_graph_resets_both_sides_and_a_patch_of_an_unknown_node_is_dropped():
+    lesson_side, app_side = PauseCompressor().graph, GraphMirror()
+    node = {"id": 7, "name": "MulBackward0", "variables": ["y"], "saved": []}
+    full = {"nodes": [node], "edges": [], "roots": {"y": 7}, "leaves": {}}
+    assert lesson_side.compress(full) is full and app_side.expand(full) is full
+    wire = lesson_side.compress({"added": [], "removed": [], "updated": [{**node, "variables": []}]})
+    assert wire["updated"] == [{"id": 7, "variables": []}]
+    assert app_side.expand(wire)["updated"] == [{**node, "variables": []}]
+    assert GraphMirror().expand({"updated": [{"id": 9, "variables": []}]})["updated"] == []
 
 
 def test_a_name_the_app_never_got_becomes_a_summary_that_says_so():

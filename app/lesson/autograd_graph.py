@@ -451,11 +451,11 @@ class GraphBasis:
     """What the graph tracker looked at in the last pause: the frame and its variables' summaries.
 
     A recording pauses at every line, and at most of them no tensor changed. When the frame
-    is the one of the last look and every summary that can stand for a tensor is the very
-    object it was then (tensor summaries are cached by identity, version, ``grad_fn`` and
-    ``.grad``), the tracker need not walk the variables again (``same_tensors`` of
-    :meth:`GraphTracker.update`). The frame is held until the next pause, as the runner's
-    call stack is.
+    is the one of the last look and every summary that can stand for a tensor in a graph is
+    the very object it was then (tensor summaries are cached by identity, version, ``grad_fn``
+    and ``.grad``; a tensor that needs no grad and has none is in no graph), the tracker need
+    not walk the variables again (``same_tensors`` of :meth:`GraphTracker.update`). The frame
+    is held until the next pause, as the runner's call stack is.
     """
 
     def __init__(self) -> None:
@@ -478,10 +478,16 @@ class GraphBasis:
             return False
         for name, summary in summaries.items():
             old = before[name]
-            if old is not summary and (summary.get("type") not in _SCALAR_SUMMARIES
-                                       or old.get("type") not in _SCALAR_SUMMARIES):
+            if old is not summary and not (_outside_graphs(summary) and _outside_graphs(old)):
                 return False  # a number for a number is no change to the graph; h = None is
         return True
+
+
+def _outside_graphs(summary: dict[str, Any]) -> bool:
+    """Whether the summarised value can be no part of a graph: a number, or a tensor that needs no grad and has none."""
+    kind = summary.get("type")
+    return kind in _SCALAR_SUMMARIES or (kind == "Tensor" and summary.get("requires_grad") is False
+                                         and summary.get("grad") is None)
 
 
 class GraphTracker:

@@ -587,7 +587,10 @@ class LessonRunner:
             if isinstance(message, m.SetBreakpoints):
                 self.tracer.set_breakpoints(message.file, message.lines)
             elif isinstance(message, m.Request):
-                self.channel.send(m.Reply(message.id, message.kind, self._answer(message)))
+                result = self._answer(message)
+                if isinstance(result.get("graph"), dict):
+                    result["graph"] = self.pause_wire.graph.compress(result["graph"])
+                self.channel.send(m.Reply(message.id, message.kind, result))
 
     def _answer(self, request: m.Request) -> dict[str, Any]:
         handler = self.request_handlers.get(request.kind)
