@@ -146,3 +146,22 @@ def test_hovering_a_graph_node_tints_the_variables_behind_it(qtbot, window):
     assert tint is not None and tint != model.index_for_path(":x").data(Qt.ItemDataRole.BackgroundRole)
     window.graph_view.node_hovered.emit([])
     assert model.index_for_path(":h").data(Qt.ItemDataRole.BackgroundRole) is None
+
+
+
+def test_an_empty_graph_names_a_modules_parameters_as_the_leaves_waiting_for_an_operation(qtbot, window_on):
+    """Lesson 18 before its first forward pass: only ``nn.Linear``'s parameters require grad."""
+    from PySide6.QtWidgets import QLabel
+
+    win = window_on("import torch\nmodel = torch.nn.Linear(3, 1)\ny = model(torch.ones(2, 3))\ndone = True\n",
+                    "modules.py")
+    qtbot.waitUntil(win.isActiveWindow)  # the shortcuts work in the active window
+    press(qtbot, win, Qt.Key.Key_F11)
+    wait_paused(qtbot, win, 1)
+    step_to(qtbot, win, 2)
+    step_to(qtbot, win, 3)
+    message = win.graph_view.findChild(QLabel, "graph_empty_message")
+    assert message.isVisible()
+    assert message.text().startswith("model.weight, model.bias require grad, but no operation has used them yet")
+    step_to(qtbot, win, 4)
+    qtbot.waitUntil(lambda: not message.isVisible())  # y's graph is drawn

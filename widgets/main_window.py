@@ -100,10 +100,19 @@ MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold":
 
 
 def grad_leaves(variables: dict[str, Any]) -> list[str]:
-    """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves)."""
-    return [name for name, summary in variables.items()
-            if summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad")
-            and not summary.get("grad_fn")]
+    """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves).
+
+    A module's parameters count, by their dotted names (``model.weight``).
+    """
+    names = []
+    for name, summary in variables.items():
+        if summary.get("module"):
+            names += [f"{name}.{parameter['name']}" for parameter in summary.get("parameters") or ()
+                      if parameter.get("requires_grad")]
+        elif summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad") \
+                and not summary.get("grad_fn"):
+            names.append(name)
+    return names
 
 
 def data_dir() -> Path:
