@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import time
 import tracemalloc
@@ -434,3 +435,26 @@ def test_while_recording_each_print_is_kept_at_the_step_it_was_printed_at_howeve
             assert "".join(text for _, text in snapshot["output"]) == "".join(f"line {k}\n" for k in range(i + 1))
             checked += 1
     assert checked == 40
+
+
+def test_text_left_to_read_is_counted_on_pipes_only(tmp_path):
+    """A recorded pause waits for the app to read the lesson's text: a file the lesson put on fd 1 or
+    2 has bytes ahead of its position that no one reads, and must not hold the recording up."""
+    from app.lesson.runner import _unread
+
+    read_end, write_end = os.pipe()
+    try:
+        assert _unread(write_end) == 0
+        os.write(write_end, b"printed\n")
+        assert _unread(write_end) == 8
+        os.read(read_end, 8)
+        assert _unread(write_end) == 0
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    path = tmp_path / "out.txt"
+    path.write_bytes(b"bytes ahead of the position")
+    with open(path, "r+b") as file:
+        fd = file.fileno()
+        assert _unread(fd) == 0
+    assert _unread(fd) == 0  # closed

@@ -141,15 +141,19 @@ TEXT_WAIT_SECONDS = 0.5
 
 
 def _unread(fd: int) -> int:
-    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more)."""
+    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more).
+
+    Asked at every recorded pause, so the common answer costs one system call: only a count
+    above 0 is checked to come from a pipe (a file the lesson put on ``fd`` counts its bytes
+    left to read, which no one will).
+    """
+    waiting = bytearray(4)
     try:
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
-            return 0
-        waiting = bytearray(4)
         fcntl.ioctl(fd, termios.FIONREAD, waiting)
+        count = int.from_bytes(waiting, sys.byteorder)
+        return count if count and stat.S_ISFIFO(os.fstat(fd).st_mode) else 0
     except OSError:
         return 0
-    return int.from_bytes(waiting, sys.byteorder)
 
 
 def _wait_until_text_is_read() -> None:
