@@ -129,22 +129,27 @@ def events() -> EventLog:
     return EventLog()
 
 
+#: Sessions with a warm spare that the test run keeps, lent in turn.
+WARM_SESSIONS = 2
 _warm: list[Session] = []
 
 
 def warm_session() -> Session:
-    """The test run's one session with a warm spare, so that a run does not wait for ``import torch``.
+    """The next of the test run's sessions with a warm spare, so that a run does not wait for ``import torch``.
 
-    Tests borrow it (the ``session`` fixture, traces given ``session=``); it is closed, spare and
-    all, when the test run ends.
+    A session spawns its next spare once its run pauses, so back-to-back short runs on one session
+    would each wait for a whole ``import torch``; lent in turn, a spare also has the other session's
+    run to warm up in. Tests borrow them (the ``session`` fixture, traces given ``session=``); they
+    are closed, spares and all, when the test run ends.
     """
     if not _warm:
-        _warm.append(Session(warm_spare=True))
-    return _warm[0]
+        _warm.extend(Session(warm_spare=True) for _ in range(WARM_SESSIONS))
+    _warm.append(_warm.pop(0))
+    return _warm[-1]
 
 
 def borrow(listener: Any) -> Session:
-    """The warm session with ``listener`` as its only listener, for one run (:func:`give_back` after)."""
+    """A warm session with ``listener`` as its only listener, for one run (:func:`give_back` after)."""
     s = warm_session()
     s.listeners[:] = [listener]
     s.breakpoints.clear()
@@ -158,6 +163,11 @@ def give_back(s: Session) -> None:
     s.breakpoints.clear()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "stops(lesson, *markers, graph=False): the lines of a lesson a test reads "
+                            "(test_lesson_facts.lesson_run)")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     for shared in _warm:
         shared.close()
@@ -165,7 +175,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 @pytest.fixture
 def session(events: EventLog):
-    """The warm session, listening to this test's events; the run ends with the test (the spare stays)."""
+    """A warm session, listening to this test's events; the run ends with the test (the spare stays)."""
     s = warm_session()
     s.listeners[:] = [events]
     s.breakpoints.clear()

@@ -74,11 +74,18 @@ print("frames", dict(counters["frames"]), "graphs", counters["stats"].get("uniqu
 """
 
 
+#: What each lesson source printed with plain python, by its text: tests stepping the same source share it.
+_printed: dict[str, str] = {}
+
+
 def plain(path: str) -> str:
-    """What ``python path`` prints."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, path], capture_output=True, text=True, check=True, env=env,
-                          timeout=120).stdout
+    """What ``python path`` prints (run once per source text)."""
+    source = Path(path).read_text(encoding="utf-8")
+    if source not in _printed:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        _printed[source] = subprocess.run([sys.executable, path], capture_output=True, text=True, check=True,
+                                          env=env, timeout=120).stdout
+    return _printed[source]
 
 
 def stepped(session, events, path: str, step) -> str:

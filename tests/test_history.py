@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import textwrap
 import time
 import tracemalloc
 import types
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import line_of
+from conftest import EventLog, borrow, give_back, line_of
 
 from app import messages as m
 from app.history import History
@@ -101,8 +102,22 @@ loss = (y * 2).sum()
 """
 
 
-def test_every_past_pause_comes_back_as_it_arrived(session, events, lesson):
-    history, snapshots, _ = record(session, events, lesson(LOOP_AND_CALLS))
+@pytest.fixture(scope="module")
+def loop_and_calls(tmp_path_factory) -> tuple[str, History, list[dict[str, Any]]]:
+    """LOOP_AND_CALLS recorded once for the tests that read it: its path, the history and the snapshots."""
+    path = tmp_path_factory.mktemp("loop_and_calls") / "lesson.py"
+    path.write_text(textwrap.dedent(LOOP_AND_CALLS).lstrip("\n"), encoding="utf-8")
+    events = EventLog()
+    session = borrow(events)
+    try:
+        history, snapshots, _ = record(session, events, str(path))
+    finally:
+        give_back(session)
+    return str(path), history, snapshots
+
+
+def test_every_past_pause_comes_back_as_it_arrived(loop_and_calls):
+    _, history, snapshots = loop_and_calls
     assert len(history) == len(snapshots) >= 40 and history.dropped_before == 0
     graphs = replayed_graphs(snapshots)
     for index, snapshot in enumerate(snapshots):
@@ -113,9 +128,8 @@ def test_every_past_pause_comes_back_as_it_arrived(session, events, lesson):
         assert full["roots"] == graphs[index]["roots"] and full["leaves"] == graphs[index]["leaves"]
 
 
-def test_a_loop_variable_has_its_old_value_at_each_step(session, events, lesson):
-    path = lesson(LOOP_AND_CALLS)
-    history, _, _ = record(session, events, path)
+def test_a_loop_variable_has_its_old_value_at_each_step(loop_and_calls):
+    path, history, _ = loop_and_calls
     add = line_of(path, "# add")
     at_add = [i for i, step, line, *_ in history.entries() if line == add]
     assert [past(history, i)["vars"]["total"]["value"] for i in at_add] == [0, 0, 1, 3]
@@ -124,9 +138,8 @@ def test_a_loop_variable_has_its_old_value_at_each_step(session, events, lesson)
     assert [past(history, i)["vars"]["x"]["version"] for i in in_place] == [0, 1, 2, 3]
 
 
-def test_a_function_local_at_the_step_inside_the_call(session, events, lesson):
-    path = lesson(LOOP_AND_CALLS)
-    history, _, _ = record(session, events, path)
+def test_a_function_local_at_the_step_inside_the_call(loop_and_calls):
+    path, history, _ = loop_and_calls
     returns = [i for i, _step, line, event, function, _ in history.entries()
                if function == "square" and line == line_of(path, "return w") and event == "line"]
     assert len(returns) == 4

@@ -3,10 +3,17 @@
 Lines are found by searching the lesson for a marker (a piece of the line's code), never
 by number, so editing a lesson does not break its test. A record is the state *before*
 its line runs, so a fact about an assignment is checked at the line after it.
+
+A test names the lines it reads with ``@pytest.mark.stops(lesson, *markers)`` and gets them
+as the ``run`` fixture. The tests of one lesson share one engine run, stopping at every
+line any of them names: a stop at one line does not change what the run is at another.
+Likewise :func:`stepped` steps into each lesson once for all the tests that read the walk.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +89,41 @@ class Run:
         """The variables at the first pause on the marker's line."""
         return self.hits(marker)[0]["vars"]
 
+    def answering(self, markers: tuple[str | tuple[str, int], ...]) -> Run:
+        """This run, reading only the lines of ``markers``: a test reads only the lines it names."""
+        view = copy.copy(self)
+        view.lines = {marker: self.lines[marker] for marker in markers}
+        return view
+
+
+#: The shared run of each lesson, by its file name prefix.
+_runs: dict[str, Run] = {}
+
+
+@pytest.fixture(name="run")
+def lesson_run(request: pytest.FixtureRequest) -> Run:
+    """The run of the lesson the test's ``stops`` mark names, reading the markers the mark names.
+
+    The first test of a lesson runs it once with breakpoints at the markers of every selected
+    test of that lesson (and the graph, if one of them reads it); the others read that run.
+    """
+    stem, *markers = request.node.get_closest_marker("stops").args
+    if stem not in _runs:
+        marks = [mark for item in request.session.items
+                 if (mark := item.get_closest_marker("stops")) and mark.args[0] == stem]
+        every = dict.fromkeys(marker for mark in marks for marker in mark.args[1:])
+        _runs[stem] = Run(stem, *every, graph=any(mark.kwargs.get("graph", False) for mark in marks))
+    return _runs[stem].answering(tuple(markers))
+
+
+@functools.cache
+def stepped(path: Path) -> tuple[dict[str, Any], ...]:
+    """Every pause of step-into mode from the lesson's first line to its end, then the end record.
+
+    Cached: the test run steps into each lesson once, whichever test file asks first.
+    """
+    return tuple(trace.trace_records(str(path), timeout=300, session=warm_session()))
+
 
 def values(summary: dict[str, Any]) -> np.ndarray:
     """A tensor summary's values as a float array."""
@@ -95,16 +137,16 @@ def scalar(summary: dict[str, Any]) -> Any:
 # ---- lesson by lesson ------------------------------------------------------------------------
 
 
-def test_01_graph_appears_line_by_line_and_nan_is_not_an_error():
-    run = Run(
-        "01",
-        "b = a * w",
-        "c = torch.exp(b)",
-        'print("b.grad_fn:"',
-        'print("logged:"',
-        'print("NaN first appears in:"',
-        "product = left @ right.T",
-    )
+@pytest.mark.stops(
+    "01",
+    "b = a * w",
+    "c = torch.exp(b)",
+    'print("b.grad_fn:"',
+    'print("logged:"',
+    'print("NaN first appears in:"',
+    "product = left @ right.T",
+)
+def test_01_graph_appears_line_by_line_and_nan_is_not_an_error(run):
     before_b = run.at("b = a * w")
     assert before_b["a"]["is_leaf"] and before_b["a"]["grad_fn"] is None and before_b["a"]["requires_grad"]
     assert "b" not in before_b
@@ -121,8 +163,8 @@ def test_01_graph_appears_line_by_line_and_nan_is_not_an_error():
     assert f"raised at line {marker_line(run.path, 'product = left @ right', 1)}:" in run.stdout
 
 
-def test_01_anomaly_mode_names_the_safe_root_line_and_safe_root_has_no_nan():
-    run = Run("01", 'print("NaN in safe_root?"')
+@pytest.mark.stops("01", 'print("NaN in safe_root?"')
+def test_01_anomaly_mode_names_the_safe_root_line_and_safe_root_has_no_nan(run):
     safe_root = run.at('print("NaN in safe_root?"')["safe_root"]
     assert safe_root["nan"] == 0 and not np.isnan(values(safe_root)).any()
     assert "NaN in safe_root? False" in run.stdout
@@ -130,10 +172,10 @@ def test_01_anomaly_mode_names_the_safe_root_line_and_safe_root_has_no_nan():
     assert f"line {line}, in <module> -> safe_root = torch.where(" in run.stdout
 
 
-def test_02_each_branch_records_its_own_graph():
-    run = Run(
-        "02", "y = torch.sin(x)", "y = torch.cos(x)", 'print("mean of x_high:"', 'print("x_high.grad == cos(x_high):"'
-    )
+@pytest.mark.stops(
+    "02", "y = torch.sin(x)", "y = torch.cos(x)", 'print("mean of x_high:"', 'print("x_high.grad == cos(x_high):"'
+)
+def test_02_each_branch_records_its_own_graph(run):
     sin_hits, cos_hits = run.hits("y = torch.sin(x)"), run.hits("y = torch.cos(x)")
     # branchy(x_high) ran the sin line first, branchy(x_low) the cos line next.
     assert sin_hits[0]["step"] < cos_hits[0]["step"]
@@ -146,8 +188,8 @@ def test_02_each_branch_records_its_own_graph():
     assert "step 3: mean=0.45 graph=CosBackward0" in run.stdout
 
 
-def test_02_the_comparison_is_outside_the_graph_and_the_means_are_exactly_one():
-    run = Run("02", 'print("decision:"')
+@pytest.mark.stops("02", 'print("decision:"')
+def test_02_the_comparison_is_outside_the_graph_and_the_means_are_exactly_one(run):
     seen = run.at('print("decision:"')
     decision = seen["decision"]
     assert decision["dtype"] == "bool" and decision["shape"] == []
@@ -159,13 +201,13 @@ def test_02_the_comparison_is_outside_the_graph_and_the_means_are_exactly_one():
     assert "mean of x_low:  -1.0 -> CosBackward0" in run.stdout
 
 
-def test_03_loop_grows_the_graph_and_backward_reaches_every_step():
-    run = Run(
-        "03",
-        'print(f"step {t}:',
-        'print("every input step got a gradient:"',
-        'print("nn.RNN final state matches the loop:"',
-    )
+@pytest.mark.stops(
+    "03",
+    'print(f"step {t}:',
+    'print("every input step got a gradient:"',
+    'print("nn.RNN final state matches the loop:"',
+)
+def test_03_loop_grows_the_graph_and_backward_reaches_every_step(run):
     steps = run.hits('print(f"step {t}:')
     assert [scalar(r["vars"]["t"]) for r in steps] == [0, 1, 2, 3, 4]
     assert all(r["vars"]["h_t"]["grad_fn"] == "TanhBackward0" for r in steps)
@@ -178,8 +220,8 @@ def test_03_loop_grows_the_graph_and_backward_reaches_every_step():
     assert np.allclose(values(final["h_n"]).reshape(-1), values(final["h_t"]), atol=1e-6)
 
 
-def test_03_ten_nodes_per_step_and_w_hh_grad_sums_the_steps():
-    run = Run("03", 'print("every input step got a gradient:"')
+@pytest.mark.stops("03", 'print("every input step got a gradient:"')
+def test_03_ten_nodes_per_step_and_w_hh_grad_sums_the_steps(run):
     counts = [int(line.rsplit(" ", 1)[1]) for line in run.stdout.splitlines() if "nodes in graph so far" in line]
     # Step 0: nine nodes of its own plus the four AccumulateGrad nodes; ten more per step after.
     assert counts == [13, 23, 33, 43, 53]
@@ -199,8 +241,8 @@ def test_03_ten_nodes_per_step_and_w_hh_grad_sums_the_steps():
     assert np.allclose(values(after["W_hh"]["grad"]), per_step, atol=1e-5)
 
 
-def test_04_packing_skips_the_padding():
-    run = Run("04", 'print("padded shape:"', 'print("batch_sizes:"', 'print("gradient per step of sequence 1:"')
+@pytest.mark.stops("04", 'print("padded shape:"', 'print("batch_sizes:"', 'print("gradient per step of sequence 1:"')
+def test_04_packing_skips_the_padding(run):
     padded = run.at('print("padded shape:"')
     assert padded["padded"]["shape"] == [3, 5, 3]
     assert values(padded["mask"]).sum(axis=1).tolist() == [4, 2, 5]
@@ -214,8 +256,8 @@ def test_04_packing_skips_the_padding():
     assert "h_n equals the output at each last real step: True" in run.stdout
 
 
-def test_04_masked_mean_ignores_padding_and_padding_moves_only_the_shorter_final_states():
-    run = Run("04", 'print("row 1, masked mean:"', 'print("final state changed by padding:"')
+@pytest.mark.stops("04", 'print("row 1, masked mean:"', 'print("final state changed by padding:"')
+def test_04_masked_mean_ignores_padding_and_padding_moves_only_the_shorter_final_states(run):
     means = run.at('print("row 1, masked mean:"')
     padded, lengths = values(means["padded"]), values(means["lengths"]).astype(int)
     masked, naive = values(means["masked_mean"]), values(means["naive_mean"])
@@ -231,16 +273,16 @@ def test_04_masked_mean_ignores_padding_and_padding_moves_only_the_shorter_final
     assert moved[0] > 1e-3 and moved[1] > 1e-3 and moved[2] < 1e-6
 
 
-def test_05_leaves_requires_grad_and_detach():
-    run = Run(
-        "05",
-        'print("y.requires_grad before:"',
-        'print("y.requires_grad after: "',
-        'print("z:"',
-        'print("plain.is_leaf:"',
-        'print("x.grad:"',
-        'print("frozen:"',
-    )
+@pytest.mark.stops(
+    "05",
+    'print("y.requires_grad before:"',
+    'print("y.requires_grad after: "',
+    'print("z:"',
+    'print("plain.is_leaf:"',
+    'print("x.grad:"',
+    'print("frozen:"',
+)
+def test_05_leaves_requires_grad_and_detach(run):
     start = run.at('print("y.requires_grad before:"')
     assert (start["x"]["requires_grad"], start["x"]["is_leaf"], start["x"]["grad_fn"]) == (True, True, None)
     assert start["y"]["requires_grad"] is False
@@ -258,8 +300,8 @@ def test_05_leaves_requires_grad_and_detach():
     assert "Only Tensors of floating point and complex dtype can require gradients" in run.stdout
 
 
-def test_05_detach_shares_memory_and_clone_does_not():
-    run = Run("05", 'print("shares memory with z:"', 'print("clone shares memory:"')
+@pytest.mark.stops("05", 'print("shares memory with z:"', 'print("clone shares memory:"')
+def test_05_detach_shares_memory_and_clone_does_not(run):
     shared = run.at('print("shares memory with z:"')
     assert scalar(shared["shares_memory"]) is True
     assert values(shared["frozen"]).tolist() == values(shared["z"]).tolist()
@@ -269,15 +311,15 @@ def test_05_detach_shares_memory_and_clone_does_not():
     assert "shares memory with z: True" in run.stdout and "clone shares memory: False" in run.stdout
 
 
-def test_06_no_grad_keeps_inputs_and_untracks_results():
-    run = Run(
-        "06",
-        "doubled = x * 2",
-        'print("doubled.requires_grad:"',
-        'print("after the block, tracked',
-        "fast = x * 2",
-        'print("fast * x:", err)',
-    )
+@pytest.mark.stops(
+    "06",
+    "doubled = x * 2",
+    'print("doubled.requires_grad:"',
+    'print("after the block, tracked',
+    "fast = x * 2",
+    'print("fast * x:", err)',
+)
+def test_06_no_grad_keeps_inputs_and_untracks_results(run):
     entering = run.hits("doubled = x * 2")[0]
     assert entering["grad_enabled"] is False
     inside = run.hits('print("doubled.requires_grad:"')[0]
@@ -293,17 +335,17 @@ def test_06_no_grad_keeps_inputs_and_untracks_results():
     assert "Inference tensors cannot be saved for backward" in refused["repr"]
 
 
-def test_06_set_grad_enabled_follows_the_flag_and_inference_tensors_have_limits():
-    run = Run(
-        "06",
-        'print(f"is_training={is_training}',
-        'print("fast.is_inference():"',
-        'print("fast + x is fine',
-        'print("fast * x:", err)',
-        'print("fast.add_(1):", err)',
-        'print("fast.requires_grad_():", err)',
-        'print("normal.is_inference():"',
-    )
+@pytest.mark.stops(
+    "06",
+    'print(f"is_training={is_training}',
+    'print("fast.is_inference():"',
+    'print("fast + x is fine',
+    'print("fast * x:", err)',
+    'print("fast.add_(1):", err)',
+    'print("fast.requires_grad_():", err)',
+    'print("normal.is_inference():"',
+)
+def test_06_set_grad_enabled_follows_the_flag_and_inference_tensors_have_limits(run):
     flags = run.hits('print(f"is_training={is_training}')
     assert [(scalar(r["vars"]["is_training"]), r["vars"]["out"]["requires_grad"]) for r in flags] == [
         (True, True),
@@ -328,14 +370,14 @@ def test_06_set_grad_enabled_follows_the_flag_and_inference_tensors_have_limits(
     assert "(normal * x).grad_fn: MulBackward0" in run.stdout
 
 
-def test_07_backward_fills_leaf_grad_with_the_analytic_gradient():
-    run = Run(
-        "07",
-        "expected = 2 * w.detach() * x**2",
-        'print("v.grad:"',
-        'print(f"after backward {step + 1}',
-        'print("after w.grad.zero_():"',
-    )
+@pytest.mark.stops(
+    "07",
+    "expected = 2 * w.detach() * x**2",
+    'print("v.grad:"',
+    'print(f"after backward {step + 1}',
+    'print("after w.grad.zero_():"',
+)
+def test_07_backward_fills_leaf_grad_with_the_analytic_gradient(run):
     state = run.at("expected = 2 * w.detach() * x**2")
     x, w = values(state["x"]), values(state["w"])
     assert np.allclose(values(state["w"]["grad"]), 2 * w * x**2)
@@ -353,8 +395,8 @@ def test_07_backward_fills_leaf_grad_with_the_analytic_gradient():
     assert "grad can be implicitly created only for scalar outputs" in run.stdout
 
 
-def test_07_retained_non_leaf_grad_and_a_second_backward_doubles_w_grad():
-    run = Run("07", 'print("h2.grad:"')
+@pytest.mark.stops("07", 'print("h2.grad:"')
+def test_07_retained_non_leaf_grad_and_a_second_backward_doubles_w_grad(run):
     state = run.at('print("h2.grad:"')
     h2 = state["h2"]
     assert h2["retains_grad"] is True and h2["is_leaf"] is False
@@ -365,15 +407,15 @@ def test_07_retained_non_leaf_grad_and_a_second_backward_doubles_w_grad():
     assert np.allclose(values(state["w"]["grad"]), 2 * values(state["expected"]))
 
 
-def test_08_autograd_grad_returns_one_gradient_per_input():
-    run = Run(
-        "08",
-        'print("dz/dx:"',
-        'print("dz/dy:"',
-        'print("first derivative:"',
-        'print("number of results:"',
-        'print("one gradient per input:"',
-    )
+@pytest.mark.stops(
+    "08",
+    'print("dz/dx:"',
+    'print("dz/dy:"',
+    'print("first derivative:"',
+    'print("number of results:"',
+    'print("one gradient per input:"',
+)
+def test_08_autograd_grad_returns_one_gradient_per_input(run):
     first = run.at('print("dz/dx:"')
     x = values(first["x"])
     assert np.allclose(values(first["grad_x"]), 2 * x / 3) and first["x"]["grad"] is None
@@ -390,8 +432,8 @@ def test_08_autograd_grad_returns_one_gradient_per_input():
     assert np.isclose(values(per_input["items"][1]), x.sum() + (x**2).sum())
 
 
-def test_09_second_backward_fails_unless_the_graph_is_retained():
-    run = Run("09", 'print("x.grad:", x.grad, "| 2 * exp(x):"', 'print("two passes without retain_graph')
+@pytest.mark.stops("09", 'print("x.grad:", x.grad, "| 2 * exp(x):"', 'print("two passes without retain_graph')
+def test_09_second_backward_fails_unless_the_graph_is_retained(run):
     assert "second backward: Trying to backward through the graph a second time" in run.stdout
     assert "retain_graph=True" in run.stdout
     retained = run.at('print("x.grad:", x.grad, "| 2 * exp(x):"')
@@ -403,8 +445,8 @@ def test_09_second_backward_fails_unless_the_graph_is_retained():
     assert values(twice["x"]["grad"]).tolist() == [2.0, 2.0, 2.0]
 
 
-def test_09_backward_frees_the_saved_result():
-    run = Run("09", 'print("saved tensor after backward:"')
+@pytest.mark.stops("09", 'print("saved tensor after backward:"')
+def test_09_backward_frees_the_saved_result(run):
     assert "saved before backward: tensor(" in run.stdout
     err = run.at('print("saved tensor after backward:"')["err"]
     assert err["type"] == "RuntimeError"
@@ -412,13 +454,13 @@ def test_09_backward_frees_the_saved_result():
     assert "saved tensor after backward: Trying to backward through the graph a second time" in run.stdout
 
 
-def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it():
-    run = Run(
-        "10",
-        'print("traced matches eager on negative input:"',
-        'print("scripted matches eager on negative input:"',
-        'print("exported matches eager on negative input:"',
-    )
+@pytest.mark.stops(
+    "10",
+    'print("traced matches eager on negative input:"',
+    'print("scripted matches eager on negative input:"',
+    'print("exported matches eager on negative input:"',
+)
+def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it(run):
     assert run.stderr == ""
     assert "TracerWarning: Converting a tensor to a Python boolean" in run.stdout
     traced = run.at('print("traced matches eager on negative input:"')
@@ -433,8 +475,8 @@ def test_10_trace_bakes_in_the_branch_and_script_and_export_keep_it():
     assert "exporting the plain if:" in run.stdout
 
 
-def test_10_traced_code_has_no_if_and_plain_export_fails_on_the_data_dependent_if():
-    run = Run("10", 'print("exporting the plain if:"')
+@pytest.mark.stops("10", 'print("exporting the plain if:"')
+def test_10_traced_code_has_no_if_and_plain_export_fails_on_the_data_dependent_if(run):
     traced_code = run.stdout.split("traced code:", 1)[1].split("traced matches eager", 1)[0]
     assert "linear" in traced_code and "if " not in traced_code and "neg" not in traced_code
     assert "while tracing: DeprecationWarning: `torch.jit.trace` is deprecated" in run.stdout
@@ -445,8 +487,8 @@ def test_10_traced_code_has_no_if_and_plain_export_fails_on_the_data_dependent_i
     assert "exporting the plain if: GuardOnDataDependentSymNode - Could not guard on data-dependent" in run.stdout
 
 
-def test_10_compile_makes_two_graphs_with_one_break_at_the_if():
-    run = Run("10", 'print("graphs:"', 'print("compiled matches eager on negative input:"')
+@pytest.mark.stops("10", 'print("graphs:"', 'print("compiled matches eager on negative input:"')
+def test_10_compile_makes_two_graphs_with_one_break_at_the_if(run):
     compiled = run.at('print("compiled matches eager on negative input:"')
     assert np.allclose(values(compiled["compiled_out"]), values(compiled["expected"]))
     explained = run.at('print("graphs:"')
@@ -458,7 +500,7 @@ def test_10_compile_makes_two_graphs_with_one_break_at_the_if():
     # Stepping into the compiled call: forward, then Dynamo's resume function for the code
     # after the break; the return lines never run as Python.
     path = str(run.path)
-    records = trace.trace_records(path, timeout=300, session=warm_session())
+    records = stepped(run.path)
     assert records[-1]["status"] == "ok"
     steps = records[:-1]
     call = marker_line(run.path, "compiled_out = compiled(negative)")
@@ -471,17 +513,17 @@ def test_10_compile_makes_two_graphs_with_one_break_at_the_if():
     assert not returns & {r["line"] for r in inside if r["file"] == path}
 
 
-def test_11_inplace_bumps_the_version_and_breaks_saved_tensors():
-    run = Run(
-        "11",
-        "b.add_(1)",
-        "b.mul_(3)",
-        'print("b._version after c = b + 1:"',
-        'print("x.grad:"',
-        'print("s._version:"',
-        "version_before = w._version",
-        'print("w:"',
-    )
+@pytest.mark.stops(
+    "11",
+    "b.add_(1)",
+    "b.mul_(3)",
+    'print("b._version after c = b + 1:"',
+    'print("x.grad:"',
+    'print("s._version:"',
+    "version_before = w._version",
+    'print("w:"',
+)
+def test_11_inplace_bumps_the_version_and_breaks_saved_tensors(run):
     assert run.at("b.add_(1)")["b"]["version"] == 0
     assert run.at("b.mul_(3)")["b"]["version"] == 1
     assert run.at('print("b._version after c = b + 1:"')["b"]["version"] == 2
@@ -494,8 +536,8 @@ def test_11_inplace_bumps_the_version_and_breaks_saved_tensors():
     assert updated["version"] == 1 and values(updated).tolist() == [2.0, 2.0, 2.0]
 
 
-def test_11_the_out_of_place_gradient_is_right():
-    run = Run("11", 'print("out-of-place gradient is right:"')
+@pytest.mark.stops("11", 'print("out-of-place gradient is right:"')
+def test_11_the_out_of_place_gradient_is_right(run):
     state = run.at('print("out-of-place gradient is right:"')
     x = values(state["x"])
     sigmoid = 1 / (1 + np.exp(-x))
@@ -505,15 +547,15 @@ def test_11_the_out_of_place_gradient_is_right():
     assert "out-of-place gradient is right: True" in run.stdout
 
 
-def test_12_custom_function_has_its_own_node_and_passes_gradcheck():
-    run = Run(
-        "12",
-        ("ctx.save_for_backward(x)", 1),
-        "return grad_output * 3 * x**2",
-        'print("y.grad_fn:"',
-        'print("gradcheck(Cube):"',
-        'print("gradcheck(WrongCube) failed:", err)',
-    )
+@pytest.mark.stops(
+    "12",
+    ("ctx.save_for_backward(x)", 1),
+    "return grad_output * 3 * x**2",
+    'print("y.grad_fn:"',
+    'print("gradcheck(Cube):"',
+    'print("gradcheck(WrongCube) failed:", err)',
+)
+def test_12_custom_function_has_its_own_node_and_passes_gradcheck(run):
     forward = run.hits(("ctx.save_for_backward(x)", 1))[0]
     assert forward["function"] == "forward" and forward["grad_enabled"] is False
     assert run.at('print("y.grad_fn:"')["y"]["grad_fn"] == "CubeBackward"
@@ -528,17 +570,21 @@ def test_12_custom_function_has_its_own_node_and_passes_gradcheck():
     assert failed["type"] == "GradcheckError" and "Jacobian mismatch" in failed["repr"]
 
 
-def test_13_training_updates_under_no_grad_and_matches_torch_optim():
-    manual_update = ("w -= LEARNING_RATE * w.grad", 1)
-    run = Run(
-        "13",
-        manual_update,
-        "w.grad.zero_()",
-        'print(f"manual loop learned',
-        'print(f"without zeroing:',
-        'print("same result as the manual loop:"',
-    )
-    assert all(r["grad_enabled"] is False for r in run.hits(manual_update))
+#: Lesson 13's manual update (its first occurrence) and its forward pass.
+MANUAL_UPDATE = ("w -= LEARNING_RATE * w.grad", 1)
+FORWARD = "loss = ((model(inputs) - targets) ** 2).mean()"
+
+
+@pytest.mark.stops(
+    "13",
+    MANUAL_UPDATE,
+    "w.grad.zero_()",
+    'print(f"manual loop learned',
+    'print(f"without zeroing:',
+    'print("same result as the manual loop:"',
+)
+def test_13_training_updates_under_no_grad_and_matches_torch_optim(run):
+    assert all(r["grad_enabled"] is False for r in run.hits(MANUAL_UPDATE))
     assert all(r["grad_enabled"] is True for r in run.hits("w.grad.zero_()"))
     learned = run.at('print(f"manual loop learned')
     assert abs(scalar(learned["manual_w"]) - 2) < 0.05 and abs(scalar(learned["manual_b"]) + 1) < 0.05
@@ -548,10 +594,9 @@ def test_13_training_updates_under_no_grad_and_matches_torch_optim():
     assert scalar(run.at('print("same result as the manual loop:"')["same"]) is True
 
 
-def test_13_zero_grad_sets_the_gradients_to_none():
-    forward = "loss = ((model(inputs) - targets) ** 2).mean()"
-    run = Run("13", forward, "optimizer.step()")
-    passes = run.hits(forward)
+@pytest.mark.stops("13", FORWARD, "optimizer.step()")
+def test_13_zero_grad_sets_the_gradients_to_none(run):
+    passes = run.hits(FORWARD)
     assert len(passes) == scalar(passes[0]["vars"]["STEPS"])
     after_zero_grad = passes[1:]  # the first pass has had no backward yet
     for record in after_zero_grad:

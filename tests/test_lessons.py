@@ -21,9 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import warm_session
-
-from app.trace import trace_records
+from test_lesson_facts import stepped
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
@@ -66,7 +64,7 @@ def test_lesson_runs_to_completion_with_a_clean_stderr(path, tmp_path):
 
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
 def test_stepping_into_a_lesson_from_start_to_end_takes_at_most_300_pauses(path):
-    records = trace_records(str(path), timeout=300, session=warm_session())
+    records = stepped(path)  # the walk that test_lesson_facts and test_new_lessons read too
     end, pauses = records[-1], records[:-1]
     where = Counter(f"{r['function']} ({os.path.basename(r['file'])})" for r in pauses)
     print(f"{path.stem}: {len(pauses)} pauses stepped into; most in {where.most_common(3)}")

@@ -2,14 +2,13 @@
 
 As in ``test_lesson_facts.py``, lines are found by a marker (a piece of the line's code),
 never by number, and a record is the state *before* its line runs, so a fact about an
-assignment is checked at a later line. Each lesson is also stepped into from start to end
-once, which must take at most ``MAX_PAUSES`` pauses so it stays short enough to step
-through by hand.
+assignment is checked at a later line; the tests of a lesson share one engine run (their
+``stops`` marks). Each lesson is also stepped into from start to end once, which must take
+at most ``MAX_PAUSES`` pauses so it stays short enough to step through by hand.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import subprocess
@@ -19,10 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import warm_session
-
-trace = pytest.importorskip("app.trace")
-from test_lesson_facts import Run, lesson_path, marker_line, scalar, values  # noqa: E402
+from test_lesson_facts import lesson_path, lesson_run, marker_line, scalar, stepped, values  # noqa: F401 - a fixture
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 NEW_LESSONS = {
@@ -35,12 +31,6 @@ NEW_LESSONS = {
 }
 #: Pauses a lesson may take when stepped into from its first line to its end.
 MAX_PAUSES = 300
-
-
-@functools.cache
-def stepped(number: str) -> tuple[dict[str, Any], ...]:
-    """Every pause of step-into mode from the first line to the end, then the end record."""
-    return tuple(trace.trace_records(str(lesson_path(number)), timeout=300, session=warm_session()))
 
 
 def item(summary: dict[str, Any], key: str) -> dict[str, Any]:
@@ -80,7 +70,7 @@ def reachable(graph: dict[str, Any], root: int) -> set[int]:
 
 @pytest.mark.parametrize("number", sorted(NEW_LESSONS))
 def test_new_lesson_steps_to_the_end_within_the_pause_budget(number):
-    records = stepped(number)
+    records = stepped(lesson_path(number))
     assert records[-1]["status"] == "ok", records[-1]
     pauses = records[:-1]
     assert 10 < len(pauses) <= MAX_PAUSES
@@ -93,8 +83,8 @@ def test_new_lesson_steps_to_the_end_within_the_pause_budget(number):
 # ---- 14: hooks ----------------------------------------------------------------------------------
 
 
-def test_14_tensor_hook_sees_and_doubles_the_gradient_and_retain_grad_keeps_the_doubled_one():
-    run = Run("14", "return grad * 2", 'print("h.grad (stored after the hook):"')
+@pytest.mark.stops("14", "return grad * 2", 'print("h.grad (stored after the hook):"')
+def test_14_tensor_hook_sees_and_doubles_the_gradient_and_retain_grad_keeps_the_doubled_one(run):
     inside = run.hits("return grad * 2")
     assert len(inside) == 1  # removed after one backward
     hook = inside[0]
@@ -109,20 +99,23 @@ def test_14_tensor_hook_sees_and_doubles_the_gradient_and_retain_grad_keeps_the_
     assert "gradient arriving at h: tensor([ 4.,  8., 12.])" in run.stdout
 
 
-def test_14_leaf_hook_sees_the_new_gradient_and_post_accumulate_hook_sees_the_sum():
-    tensor_hook = 'print("tensor hook sees:"'
-    post_hook = 'print("post-accumulate hook sees w.grad:"'
-    run = Run("14", tensor_hook, post_hook)
-    (before,) = run.hits(tensor_hook)
+#: Lesson 14's prints inside its leaf hooks.
+TENSOR_HOOK = 'print("tensor hook sees:"'
+POST_HOOK = 'print("post-accumulate hook sees w.grad:"'
+
+
+@pytest.mark.stops("14", TENSOR_HOOK, POST_HOOK)
+def test_14_leaf_hook_sees_the_new_gradient_and_post_accumulate_hook_sees_the_sum(run):
+    (before,) = run.hits(TENSOR_HOOK)
     assert values(before["vars"]["grad"]).tolist() == [1.0, 2.0]
     assert values(before["globals"]["w"]["grad"]).tolist() == [100.0, 100.0]
-    (after,) = run.hits(post_hook)
+    (after,) = run.hits(POST_HOOK)
     assert values(after["vars"]["param"]["grad"]).tolist() == [101.0, 102.0]
     assert run.stdout.index("tensor hook sees:") < run.stdout.index("post-accumulate hook sees")
 
 
-def test_14_module_hooks_see_the_output_and_both_gradients():
-    run = Run("14", 'print("grad_output equals weights:"')
+@pytest.mark.stops("14", 'print("grad_output equals weights:"')
+def test_14_module_hooks_see_the_output_and_both_gradients(run):
     state = run.at('print("grad_output equals weights:"')
     seen = state["seen"]
     output, grad_in, grad_out = (values(item(seen, key)) for key in ("output", "grad_input", "grad_output"))
@@ -134,8 +127,8 @@ def test_14_module_hooks_see_the_output_and_both_gradients():
     assert "grad_input == grad_output * (1 - tanh**2): True" in run.stdout
 
 
-def test_14_hooks_fire_forward_first_then_from_the_output_back_to_the_input():
-    run = Run("14", 'print("hooks fired in this order:"', graph=True)
+@pytest.mark.stops("14", 'print("hooks fired in this order:"', graph=True)
+def test_14_hooks_fire_forward_first_then_from_the_output_back_to_the_input(run):
     record = run.hits('print("hooks fired in this order:"')[0]
     fired = [scalar(entry) for entry in record["vars"]["fired"]["items"]]
     assert fired == [
@@ -159,8 +152,8 @@ def test_14_hooks_fire_forward_first_then_from_the_output_back_to_the_input():
 # ---- 15: eval() against no_grad() against inference_mode() ------------------------------------
 
 
-def test_15_training_mode_drops_at_random_and_batchnorm_counts_batches():
-    run = Run("15", 'print("training mode, same output twice:"', 'print("batches BatchNorm has counted:"')
+@pytest.mark.stops("15", 'print("training mode, same output twice:"', 'print("batches BatchNorm has counted:"')
+def test_15_training_mode_drops_at_random_and_batchnorm_counts_batches(run):
     state = run.at('print("training mode, same output twice:"')
     assert state["model"]["training"] is True and state["norm"]["training"] is True
     assert scalar(state["same_twice"]) is False
@@ -171,8 +164,8 @@ def test_15_training_mode_drops_at_random_and_batchnorm_counts_batches():
     assert "batches BatchNorm has counted: 2" in run.stdout
 
 
-def test_15_no_grad_records_nothing_but_batchnorm_still_updates():
-    run = Run("15", 'print("under no_grad:')
+@pytest.mark.stops("15", 'print("under no_grad:')
+def test_15_no_grad_records_nothing_but_batchnorm_still_updates(run):
     state = run.at('print("under no_grad:')
     assert state["model"]["training"] is True
     assert state["quiet"]["requires_grad"] is False and state["quiet"]["grad_fn"] is None
@@ -180,10 +173,10 @@ def test_15_no_grad_records_nothing_but_batchnorm_still_updates():
     assert "batches counted: 3 | running mean moved: True" in run.stdout
 
 
-def test_15_eval_keeps_autograd_and_makes_the_layers_deterministic():
-    run = Run(
-        "15", 'print("model.training:"', 'print("backward in eval mode', 'print("same values as the eval output:"'
-    )
+@pytest.mark.stops(
+    "15", 'print("model.training:"', 'print("backward in eval mode', 'print("same values as the eval output:"'
+)
+def test_15_eval_keeps_autograd_and_makes_the_layers_deterministic(run):
     switched = run.at('print("model.training:"')
     assert switched["model"]["training"] is False and switched["norm"]["training"] is False
     assert "model.training: False | BatchNorm: False | Dropout: False" in run.stdout
@@ -204,8 +197,8 @@ def test_15_eval_keeps_autograd_and_makes_the_layers_deterministic():
 # ---- 16: torch.func ------------------------------------------------------------------------------
 
 
-def test_16_one_gradient_three_ways_and_torch_func_leaves_x_alone():
-    run = Run("16", 'print("backward():')
+@pytest.mark.stops("16", 'print("backward():')
+def test_16_one_gradient_three_ways_and_torch_func_leaves_x_alone(run):
     state = run.at('print("backward():')
     expected = [9.0, 15.0, 29.0]  # 3 x**2 + the product of the other two, at x = [1, 2, 3]
     for name in ("by_backward", "by_autograd_grad", "by_func"):
@@ -214,11 +207,11 @@ def test_16_one_gradient_three_ways_and_torch_func_leaves_x_alone():
     assert state["by_func"]["grad_fn"] is None and state["by_func"]["requires_grad"] is False
     assert state["start"]["grad"] is None, "autograd.grad fills no .grad"
     path = lesson_path("16")
-    assert calls_while(stepped("16"), path, marker_line(path, "by_func = grad(f)(x)"), "f") == 1
+    assert calls_while(stepped(lesson_path("16")), path, marker_line(path, "by_func = grad(f)(x)"), "f") == 1
 
 
-def test_16_one_hessian_three_ways_and_the_create_graph_gradient_has_a_grad_fn():
-    run = Run("16", 'print("same as autograd.functional:"')
+@pytest.mark.stops("16", 'print("same as autograd.functional:"')
+def test_16_one_hessian_three_ways_and_the_create_graph_gradient_has_a_grad_fn(run):
     state = run.at('print("same as autograd.functional:"')
     expected = [[6.0, 3.0, 2.0], [3.0, 12.0, 1.0], [2.0, 1.0, 18.0]]
     for name in ("by_func_hessian", "by_functional", "by_create_graph"):
@@ -228,8 +221,8 @@ def test_16_one_hessian_three_ways_and_the_create_graph_gradient_has_a_grad_fn()
     assert "same as autograd.functional: True" in run.stdout and "same as create_graph=True:   True" in run.stdout
 
 
-def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call():
-    run = Run("16", 'print("per-sample gradients')
+@pytest.mark.stops("16", 'print("per-sample gradients')
+def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call(run):
     state = run.at('print("per-sample gradients')
     assert values(state["by_jacrev"]).tolist() == [[7.0, 1.0, 1.0], [2.0, 8.0, 2.0], [3.0, 3.0, 9.0]]
     w, inputs, targets = values(state["w"]), values(state["inputs"]), values(state["targets"])
@@ -239,7 +232,7 @@ def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call():
     assert np.allclose(values(state["one_by_one"]), by_hand, atol=1e-4)
     assert "vmap == one by one: True" in run.stdout and "vmap == by hand:    True" in run.stdout
     path = lesson_path("16")
-    records = stepped("16")
+    records = stepped(lesson_path("16"))
     assert calls_while(records, path, marker_line(path, "per_sample = per_sample_grad("), "sample_loss") == 1
     assert calls_while(records, path, marker_line(path, "one_by_one = torch.stack("), "sample_loss") == 5
 
@@ -247,8 +240,8 @@ def test_16_jacrev_and_vmap_per_sample_gradients_with_one_call():
 # ---- 17: NaN gradients ----------------------------------------------------------------------------
 
 
-def test_17_kinks_give_zero_and_sqrt_gives_inf_and_nan():
-    run = Run("17", 'print("at x ="')
+@pytest.mark.stops("17", 'print("at x ="')
+def test_17_kinks_give_zero_and_sqrt_gives_inf_and_nan(run):
     state = run.at('print("at x ="')
     assert values(state["abs_grad"]).tolist() == [-1.0, 0.0, 1.0]
     assert values(state["relu_grad"]).tolist() == [0.0, 0.0, 1.0]
@@ -258,8 +251,8 @@ def test_17_kinks_give_zero_and_sqrt_gives_inf_and_nan():
     assert (sqrt_grad["nan"], sqrt_grad["inf"]) == (1, 1)
 
 
-def test_17_where_outside_sqrt_has_a_clean_output_and_nan_gradients():
-    run = Run("17", "masked.sum().backward()", 'print("masked:"', graph=True)
+@pytest.mark.stops("17", "masked.sum().backward()", 'print("masked:"', graph=True)
+def test_17_where_outside_sqrt_has_a_clean_output_and_nan_gradients(run):
     before = run.hits("masked.sum().backward()")[0]
     names = {node["id"]: node["name"] for node in before["graph"]["nodes"]}
     edges = {(names[a], names[b]) for a, b, _ in before["graph"]["edges"]}
@@ -271,8 +264,8 @@ def test_17_where_outside_sqrt_has_a_clean_output_and_nan_gradients():
     assert np.isnan(grad[:2]).all() and grad[2] == 0.25
 
 
-def test_17_sqrt_of_where_is_already_safe_and_clamp_gives_inf_at_the_boundary():
-    run = Run("17", 'print("sqrt(where(x > 0, x, 0)):"')
+@pytest.mark.stops("17", 'print("sqrt(where(x > 0, x, 0)):"')
+def test_17_sqrt_of_where_is_already_safe_and_clamp_gives_inf_at_the_boundary(run):
     state = run.at('print("sqrt(where(x > 0, x, 0)):"')
     inner = state["inner_where_grad"]
     assert values(inner).tolist() == [0.0, 0.0, 0.25] and inner["nan"] == 0 and inner["inf"] == 0
@@ -281,8 +274,8 @@ def test_17_sqrt_of_where_is_already_safe_and_clamp_gives_inf_at_the_boundary():
     assert values(clamp).tolist() == [0.0, np.inf, 0.25]
 
 
-def test_17_double_where_keeps_every_gradient_finite_and_the_library_norm_is_zero_at_zero():
-    run = Run("17", 'print("double where for sqrt:', 'print("hand-written norm at 0:"')
+@pytest.mark.stops("17", 'print("double where for sqrt:', 'print("hand-written norm at 0:"')
+def test_17_double_where_keeps_every_gradient_finite_and_the_library_norm_is_zero_at_zero(run):
     assert "fill=0.0: anomaly mode stopped backward: Function 'LogBackward0' returned nan values" in run.stdout
     assert "fill=1.0: backward finished, y.grad = tensor([0.0000, 0.0000, 0.2500])" in run.stdout
     safe = run.at('print("double where for sqrt:')
@@ -297,8 +290,8 @@ def test_17_double_where_keeps_every_gradient_finite_and_the_library_norm_is_zer
 # ---- 18: accumulation, clipping, inputs=, two losses ---------------------------------------------
 
 
-def test_18_accumulated_micro_batches_give_the_full_batch_gradient_and_training_run():
-    run = Run("18", 'print("full-batch gradient: "', 'print("same weights after two steps:"')
+@pytest.mark.stops("18", 'print("full-batch gradient: "', 'print("same weights after two steps:"')
+def test_18_accumulated_micro_batches_give_the_full_batch_gradient_and_training_run(run):
     grads = run.at('print("full-batch gradient: "')
     full, accumulated = values(grads["full_grad"]), values(grads["accumulated_grad"])
     assert np.allclose(full, accumulated, atol=1e-6) and np.abs(full).max() > 0.01
@@ -311,8 +304,8 @@ def test_18_accumulated_micro_batches_give_the_full_batch_gradient_and_training_
     assert not any(p["has_grad"] for p in trained["micro_model"]["parameters"])
 
 
-def test_18_clip_grad_norm_returns_the_old_norm_and_rescales_to_max_norm():
-    run = Run("18", 'print(f"norm before:')
+@pytest.mark.stops("18", 'print(f"norm before:')
+def test_18_clip_grad_norm_returns_the_old_norm_and_rescales_to_max_norm(run):
     state = run.at('print(f"norm before:')
     before = float(values(state["norm_before"]))
     assert before > 0.5 and np.isclose(float(values(state["norm_after"])), 0.5, atol=1e-5)
@@ -321,16 +314,16 @@ def test_18_clip_grad_norm_returns_the_old_norm_and_rescales_to_max_norm():
     assert "same direction: True" in run.stdout
 
 
-def test_18_backward_inputs_fills_only_the_named_leaf():
-    run = Run("18", 'print("weight.grad:"')
+@pytest.mark.stops("18", 'print("weight.grad:"')
+def test_18_backward_inputs_fills_only_the_named_leaf(run):
     model = run.at('print("weight.grad:"')["micro_model"]
     assert parameter(model, "weight")["has_grad"] is False
     assert parameter(model, "bias")["has_grad"] is True
     assert "weight.grad: None | bias.grad: tensor([" in run.stdout
 
 
-def test_18_two_losses_retain_graph_equals_the_sum_and_create_graph_keeps_the_graph():
-    run = Run("18", 'print("same gradients:"', "w.grad = None  # breaks the cycle")
+@pytest.mark.stops("18", 'print("same gradients:"', "w.grad = None  # breaks the cycle")
+def test_18_two_losses_retain_graph_equals_the_sum_and_create_graph_keeps_the_graph(run):
     assert "second loss without retain_graph: Trying to backward through the graph a second time" in run.stdout
     state = run.at('print("same gradients:"')
     assert np.allclose(values(state["one_after_the_other"]), values(state["summed"]), atol=1e-6)
@@ -344,8 +337,8 @@ def test_18_two_losses_retain_graph_equals_the_sum_and_create_graph_keeps_the_gr
 # ---- 19: variable length without padding, and pdb --------------------------------------------------
 
 
-def test_19_each_sequence_builds_a_graph_as_long_as_itself():
-    run = Run("19", "finals.append(h)", graph=True)
+@pytest.mark.stops("19", "finals.append(h)", graph=True)
+def test_19_each_sequence_builds_a_graph_as_long_as_itself(run):
     counts = [int(n) for n in re.findall(r"length \d+: (\d+) nodes", run.stdout)]
     lengths = [int(n) for n in re.findall(r"length (\d+):", run.stdout)]
     assert lengths == [2, 5, 3] and counts == [4 * length + 2 for length in lengths] == [10, 22, 14]
@@ -356,8 +349,8 @@ def test_19_each_sequence_builds_a_graph_as_long_as_itself():
         assert len(reachable(graph, graph["roots"]["h"])) == count, "the engine's graph agrees with count_nodes"
 
 
-def test_19_packing_with_nn_rnn_gives_the_loop_s_states_and_gradients():
-    run = Run("19", 'print("same final states as the loop:"')
+@pytest.mark.stops("19", 'print("same final states as the loop:"')
+def test_19_packing_with_nn_rnn_gives_the_loop_s_states_and_gradients(run):
     state = run.at('print("same final states as the loop:"')
     assert values(state["packed"]["batch_sizes"]).tolist() == [3, 3, 2, 1, 1]
     finals = [float(values(summary)) for summary in state["finals"]["items"]]
