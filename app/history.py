@@ -626,18 +626,25 @@ class History:
             node = live.get(nid)
             return fresh.get(nid, nid) if node is None else self._id_of(node)
 
-        def stored(described: dict[str, Any]) -> tuple:
+        def named(described: dict[str, Any]) -> bool:
+            """Whether the node's names are the ones its roots and leaves give (then stored as None)."""
+            nid = described["id"]
+            return described["variables"] == names.get(nid, []) and described["variable"] == leaves.get(nid)
+
+        def kept(nid: int, built: tuple) -> tuple:
             # Nodes are new at each diff (or only renamed), so they stay out of the store's table:
             # counted here, uncounted in _uncount once nothing kept refers to them.
-            nid = described["id"]
-            node = {**described, "id": shared_id(nid), "next": [[shared_id(c), nr] for c, nr in described["next"]]}
-            if node["variables"] == names.get(nid, []) and node["variable"] == leaves.get(nid):
-                node["variables"] = node["variable"] = None  # named again from roots and leaves when read
-            built = store.build(node)
             if built == live.get(nid):
                 return live[nid]
             self._bytes += store.size(built)
             return built
+
+        def stored(described: dict[str, Any]) -> tuple:
+            nid = described["id"]
+            node = {**described, "id": shared_id(nid), "next": [[shared_id(c), nr] for c, nr in described["next"]]}
+            if named(described):
+                node["variables"] = node["variable"] = None  # named again from roots and leaves when read
+            return kept(nid, store.build(node))
 
         def restored(described: dict[str, Any]) -> tuple:
             """An updated node: its stored form with only the values that are new objects stored again."""
@@ -651,15 +658,10 @@ class History:
                     if key == "next":
                         return stored(described)
                     items[at] = value if type(value) in _ATOMS else store.intern(value)
-            variables, variable = described["variables"], described["variable"]
-            named = variables == names.get(nid, []) and variable == leaves.get(nid)  # as stored() leaves them
-            items[keys.index("variables")] = None if named else store.intern(variables)
-            items[keys.index("variable")] = None if named or variable is None else store.text(variable)
-            built = (_DICT, old[1], store._types(items), *items)
-            if built == old:
-                return old
-            self._bytes += store.size(built)
-            return built
+            variables, variable, by_name = described["variables"], described["variable"], named(described)
+            items[keys.index("variables")] = None if by_name else store.intern(variables)
+            items[keys.index("variable")] = None if by_name or variable is None else store.text(variable)
+            return kept(nid, (_DICT, keys, store._types(items), *items))
 
         received = self._received
         diff_removed = diff.get("removed", ())

@@ -259,8 +259,8 @@ class Session:
                 return
             if isinstance(message, m.Paused):
                 expand(self.snapshot, message.snapshot)  # the pause as sent holds only what changed
-                if isinstance(message.snapshot.get("graph"), dict):
-                    self._graph.expand(message.snapshot["graph"])
+                if isinstance(graph := message.snapshot.get("graph"), dict):
+                    self._graph.expand(graph)
                 self.state = RUNNING if message.snapshot.get("recording") else PAUSED
                 self.snapshot = message.snapshot
                 self._emit(message)

@@ -109,8 +109,8 @@ def grad_leaves(variables: dict[str, Any]) -> list[str]:
         if summary.get("module"):
             names += [f"{name}.{parameter['name']}" for parameter in summary.get("parameters") or ()
                       if parameter.get("requires_grad")]
-        elif summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad") \
-                and not summary.get("grad_fn"):
+        elif (summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad")
+              and not summary.get("grad_fn")):
             names.append(name)
     return names
 
