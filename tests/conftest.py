@@ -107,12 +107,15 @@ def no_blocking_dialogs(request, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def english_interface():
-    """Every test starts with the interface in English and leaves it so (the language is process-wide)."""
+    """Every test starts with the interface in English and leaves it so (the language, Qt's own texts
+    included, is process-wide)."""
     from app import i18n
+    from widgets.qt_translations import use_qt_language
 
     i18n.set_language("en")
     yield
     i18n.set_language("en")
+    use_qt_language("en")
 
 
 @pytest.fixture(autouse=True)

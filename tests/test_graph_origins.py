@@ -225,3 +225,15 @@ def test_edge_labels_stay_clear_of_the_box_labels(view):
             label = QRectF(point.x(), point.y() - metrics.ascent(), metrics.horizontalAdvance(text), metrics.height())
             assert not any(label.intersects(caption) for caption in captions), (text, label)
 
+
+
+def test_a_collapsed_box_of_one_node_says_one_node(view, qtbot):
+    """A box hiding one node said "· 1 nodes"."""
+    graph, _ = rnn_with_origins(3)
+    lone = graph["nodes"][0]
+    lone["origin"] = {**lone["origin"], "line": 99, "pass": 1}
+    view.set_graph(graph)
+    box = origin_boxes(view)["line 99 · pass 1"]
+    assert box.members == {lone["id"]}
+    click_at(qtbot, view, box.toggle_rect().center())
+    assert box.collapsed and box.title() == "line 99 · pass 1 · 1 node"

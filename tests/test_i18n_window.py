@@ -7,6 +7,7 @@ import re
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QApplication,
     QDockWidget,
     QLabel,
     QLineEdit,
@@ -211,3 +212,18 @@ def test_a_run_the_lesson_process_broke_ends_with_words_in_chinese():
     i18n.set_language("zh")
     assert end_text(ended) == ("课程进程发来了一条格式错误的消息（a frame starting with b'xx'）"
                                "；下一次运行会启动一个新的进程")
+
+
+def test_qt_s_own_buttons_follow_the_language(window_on):
+    """The diff dialog's Close and the questions' Yes / Cancel stayed English in 中文 mode: Qt's own texts
+    come from Qt's translations, which the window now installs with the language."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    window = window_on(LESSON)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close | QDialogButtonBox.StandardButton.Cancel)
+    window.set_language("zh")
+    QApplication.processEvents()  # buttons made before the change hear of it
+    assert [button.text() for button in buttons.buttons()] == ["关闭", "取消"]
+    window.set_language("en")
+    QApplication.processEvents()
+    assert [button.text() for button in buttons.buttons()] == ["Close", "Cancel"]

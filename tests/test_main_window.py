@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLabel, QMessageBox
 from test_code_view import click_gutter
 
 from app.lesson_format import list_lessons
@@ -329,7 +329,8 @@ def click_lesson(qtbot, win, stem: str) -> None:
 def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_run(qtbot, window, monkeypatch,
                                                                                     tmp_path, answer):
     """Pause in one lesson, click another: the run stopped silently, and Step Back then showed the old
-    lesson's variables, output and call stack over the new lesson's code."""
+    lesson's variables, output and call stack over the new lesson's code; the empty graph still named
+    the old lesson's tensors, and after Cancel the list marked the lesson refused."""
     (tmp_path / "lessons" / "02_other.py").write_text("import torch\nq = torch.ones(2)\n", encoding="utf-8")
     window.lesson_browser.set_lessons(list_lessons(tmp_path / "lessons"), "en")
     asked = []
@@ -337,16 +338,21 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
                         lambda *args, **kwargs: asked.append(args[2]) or getattr(QMessageBox.StandardButton, answer))
     press(qtbot, window, Qt.Key.Key_F11)
     wait_paused(qtbot, window, 1)
-    for line in (2, 3, 4):
+    for line in (2, 3):
         press(qtbot, window, Qt.Key.Key_F10)
         wait_paused(qtbot, window, line)
+    empty = window.graph_view.findChild(QLabel, "graph_empty_message")
+    assert empty.text().startswith("x requires grad")  # x has no node yet: the empty graph names it
     click_lesson(qtbot, window, "02_other")
     assert asked and "01_steps.py is running" in asked[0] and "02_other.py" in asked[0]
-    if answer == "Cancel":  # nothing changes
+    selected = window.lesson_browser.list.currentItem().data(Qt.UserRole)
+    if answer == "Cancel":  # nothing changes, and the list marks the lesson still open, not the one refused
         assert window.path.name == "01_steps.py" and window.session.state == "paused"
-        assert variable_names(window) == ["x", "y"]
+        assert variable_names(window) == ["x"] and selected.endswith("01_steps.py")
         return
     assert window.path.name == "02_other.py" and window.session.state in ("ended", "idle")
+    assert selected.endswith("02_other.py")
+    assert "x" not in empty.text() and empty.text().startswith("No tensor requires grad")  # not the old lesson's x
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back: no old run to show
     stack = window.stack_view.list
     assert variable_names(window) == []

@@ -279,3 +279,19 @@ def test_statistics_from_a_sample_are_marked_in_the_header(inspector):
     assert "mean ≈" in text and "(from a sample)" in text
     inspector.show_tensor("w", summary(torch.randn(4, 3)))
     assert "≈" not in inspector.header.text()
+
+
+def test_the_header_counts_one_value_and_speaks_chinese_in_chinese(inspector):
+    """A scalar's header said "1 values"; in 中文 the grad state and the chart's axes stayed English."""
+    from app import i18n
+
+    inspector.show_tensor("s", summary(torch.tensor(2.5)))
+    assert "· 1 value ·" in inspector.header.text()
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    (w * w).sum().backward()
+    i18n.set_language("zh")
+    inspector.show_tensor("w", summary(w))
+    text = inspector.header.text()
+    assert "2 个值" in text and "grad: 有梯度" in text
+    axes = inspector.value_panel.plot.getPlotItem()
+    assert (axes.getAxis("left").labelText, axes.getAxis("bottom").labelText) == ("值", "索引")

@@ -160,7 +160,12 @@ class OriginBox(QGraphicsRectItem):
 
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""
-        return tr("{label} · {n} nodes", label=self.label, n=len(self.members)) if self.collapsed else self.label
+        if not self.collapsed:
+            return self.label
+        count = len(self.members)
+        if count == 1:
+            return tr("{label} · 1 node", label=self.label)
+        return tr("{label} · {n} nodes", label=self.label, n=count)
 
     def header(self) -> QRectF:
         """The strip along the top that a click selects the box by."""

@@ -61,6 +61,7 @@ from widgets.graph_view import GraphView
 from widgets.lesson_browser import LessonBrowser
 from widgets.notes_view import NotesView
 from widgets.prediction_bar import PredictionBar, check_text, verdict_text
+from widgets.qt_translations import use_qt_language
 from widgets.run_status_bar import RunStatusBar, end_text
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         self.language = settings.get("language") or i18n.system_language(QLocale.system().name())
         settings.put("language", self.language)  # the system's choice on a first start, kept from now on
         i18n.set_language(self.language)
+        use_qt_language(self.language)
         self._pending: dict[int, Callable[[dict[str, Any]], None]] = {}
         self.run: Run | None = None
         """The run on screen (the current one, or the last one of this lesson); None before the first."""
@@ -1004,7 +1006,8 @@ class MainWindow(QMainWindow):
 
     def _on_lesson_browser_lesson_activated(self, path: str) -> None:
         if self.path is None or self.workspace.open_path(path) != self.path:
-            self.open_file(path)
+            if not self.open_file(path) and self.path is not None:
+                self.lesson_browser.select_path(str(self.path))  # the lesson still open, not the one refused
 
     # ---- state --------------------------------------------------------------------------
 
@@ -1014,6 +1017,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_error_line(None)
         self.variables_view.clear()
         self.graph_view.set_graph({"nodes": [], "edges": [], "roots": {}})
+        self.graph_view.set_waiting_leaves([])  # the tensors named were the last pause's
         self.backward_panel.clear()
         self.backward_panel.set_enabled_for_state(False, "stopped")
         self.stack_view.clear()
@@ -1074,6 +1078,7 @@ class MainWindow(QMainWindow):
         self.language = language
         settings.put("language", language)
         i18n.set_language(language)
+        use_qt_language(language)
         for code, action in self.language_actions.items():
             action.setChecked(code == language)
         self.notes_view.set_language(language)

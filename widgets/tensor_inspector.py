@@ -324,8 +324,8 @@ class ArrayPlot(pg.PlotWidget):
         self._bar.setLevels((low, high))
         self._bar.show()
         item.invertY(True)
-        item.setLabel("left", "row")
-        item.setLabel("bottom", "column")
+        item.setLabel("left", tr("row"))
+        item.setLabel("bottom", tr("column"))
         item.autoRange()
 
     def show_curve(self, values: np.ndarray, x: np.ndarray | None = None) -> None:
@@ -336,8 +336,8 @@ class ArrayPlot(pg.PlotWidget):
             self._bar.hide()
         item.invertY(False)
         item.showGrid(x=True, y=True, alpha=0.15)
-        item.setLabel("left", "value")
-        item.setLabel("bottom", "index")
+        item.setLabel("left", tr("value"))
+        item.setLabel("bottom", tr("index"))
         y = _plottable(values)
         x = np.arange(y.size) if x is None else x
         colour = self.palette().color(QPalette.ColorRole.Highlight)
@@ -640,10 +640,11 @@ class TensorInspector(QWidget):
         shape = ", ".join(map(str, s["shape"]))
         layout = s.get("layout", "strided")
         layout = "" if layout == "strided" else f"{layout} · " + (f"nnz {s['nnz']:,} · " if "nnz" in s else "")
+        count = tr("1 value") if s["numel"] == 1 else tr("{n} values", n=format(s["numel"], ","))
         line1 = (f"<b>{html.escape(self._expression or '')}</b> &nbsp; {kind}[{shape}] · {s['dtype']} · "
-                 f"{layout}{s['device']} · {tr('{n} values', n=format(s['numel'], ','))} · {_size_text(s['nbytes'])}")
+                 f"{layout}{s['device']} · {count} · {_size_text(s['nbytes'])}")
         line2 = (f"requires_grad {s['requires_grad']} · is_leaf {s['is_leaf']} · grad_fn {s['grad_fn']} · "
-                 f"_version {s['version']} · grad: {grad_state(s)}")
+                 f"_version {s['version']} · grad: {tr(grad_state(s))}")
         stats = []
         if s.get("min") is not None:
             eq = "≈" if s.get("stats_sampled") else ""  # statistics of a sample of the values
