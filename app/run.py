@@ -51,6 +51,9 @@ class Run:
         """History index → why that step has a tick on the timeline ("exception", "watch", "breakpoint", "action")."""
         self.viewing: int | None = None
         """The history index of the past step in view, None when the live one is."""
+        self.just_ran: int | None = None
+        """The line that ran to reach the live pause, when a step ran exactly that one (None after a
+        continue, a run to cursor or the end: then no single line did)."""
         self.output_before_pause: list[tuple[str, str]] = []
         """What the lesson printed between the previous pause and the newest one."""
         self.output_since_pause: list[tuple[str, str]] = []

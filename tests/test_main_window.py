@@ -415,3 +415,51 @@ def test_at_the_end_variables_show_the_module_as_the_run_left_it_and_no_arrow_st
     wait_ended(qtbot, window)
     assert variable_names(window) == ["x", "y", "z", "total"]
     assert window.code_view.previous_line() is None and window.code_view.current_line() is None
+
+
+def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, window):
+    """After Record to End, a past step said "Ctrl+Shift+F10 goes back to live" beside "Go to live", and
+    going back left the last pause's call stack and the past step's arrow over a finished run."""
+    window.record_to_end()
+    wait_ended(qtbot, window)
+    total = window.run.live_index + 1
+    for _ in range(3):
+        press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back
+    shown = window.run.viewing
+    assert shown == total - 4 and window.timeline.label_text() == f"step {shown + 1} of {total} (past)"
+    assert window.state_label.text().endswith("Ctrl+Shift+F10 goes back to the end of the run")
+    assert window.status.step_label.text() == f"step {shown + 1}"  # as the timeline counts
+    assert window.timeline.live_button.text() == "Go to the end"
+    assert window.timeline.compare_button.text() == "Diff with the end"
+    assert window.code_view.previous_line() is not None  # the past step's arrow
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    stack = window.stack_view.list
+    assert window.run.viewing is None and window.timeline.label_text() == f"step {total} of {total} (finished)"
+    assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
+    assert window.code_view.previous_line() is None and window.code_view.current_line() is None
+    assert window.state_label.text().startswith("Finished")
+    assert "total" in variable_names(window)  # the module as the run left it
+
+
+def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qtbot, window):
+    """Back to live after a look at the past, the green arrow stayed on the past step's line; after a
+    backward() from the Backward panel the status bar said "step 3" beside the timeline's "step 4 of 4"."""
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    for line in (2, 3, 4):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    assert window.code_view.previous_line() == 3
+    for _ in range(2):
+        press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    assert window.code_view.previous_line() == 1
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.code_view.current_line() == 4 and window.code_view.previous_line() == 3
+    panel = window.backward_panel
+    panel.root_combo.setCurrentText("y")
+    steps = window.run.live_index
+    panel.backward_button.click()
+    qtbot.waitUntil(lambda: window.run.live_index == steps + 1, timeout=30_000)
+    total = window.run.live_index + 1
+    assert window.timeline.label_text() == f"step {total} of {total} (live)"
+    assert window.status.step_label.text() == f"step {total}"

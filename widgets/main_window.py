@@ -740,7 +740,8 @@ class MainWindow(QMainWindow):
             return  # recorded for the timeline; the panels show the pause the recording ends at
         # The "just ran" arrow only after a step: after a continue or run to cursor, the last pause's
         # line is not the line that ran last.
-        self.code_view.set_previous_line(previous["line"] if previous and self._stepped else None)
+        self.run.just_ran = previous["line"] if previous and self._stepped else None
+        self.code_view.set_previous_line(self.run.just_ran)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
         self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
         same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
@@ -794,28 +795,37 @@ class MainWindow(QMainWindow):
         self.backward_panel.set_enabled_for_state(False, "past")
         self.console.set_input_enabled(False)
         past = Transcript()
-        past.add_message(tr("Output up to step {step} (the past: Ctrl+Shift+F10 returns to live)", step=index + 1))
+        ended = self.run is not None and self.run.is_over
+        back = tr("goes back to the end of the run") if ended else tr("goes back to live")
+        past.add_message(tr("Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=back))
         for stream, text in snapshot["output"]:
             past.add_output(stream, text)
         self.console.set_transcript(past)
         if self._inspected in snapshot["vars"]:
             self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
-        self.status.show_past(snapshot, index, live)
+        self.status.show_past(snapshot, index, live, ended)
         self._update_actions()
 
     def show_live(self) -> None:
         """Leave the past: the live step (or the end of the run) as the lesson has it now, and all the console said."""
-        snapshot = self.run.live
-        self.console.set_transcript(self.run.transcript)
-        graph = self.run.live_graph()
+        run, snapshot = self.run, self.run.live
+        self.console.set_transcript(run.transcript)
+        graph = run.live_graph()
         self.graph_view.set_graph(graph)
         self.backward_panel.set_graph(graph)
         if snapshot is not None:
-            live = self.session.state == PAUSED
+            live = self.session.state == PAUSED and not run.is_over
             self.code_view.set_current_line(snapshot["line"] if live else None, snapshot["event"])
+            self.code_view.set_previous_line(run.just_ran if live else None)
             self.code_view.set_operation_span(snapshot["op"]["span"] if live and "op" in snapshot else None)
-            self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
-            self.stack_view.set_stack(snapshot["stack"], 0)
+            if run.is_over and run.ended.variables is not None:  # the module as the run left it
+                self.variables_view.set_snapshot(run.ended.variables, {}, same_frame=True)
+            else:
+                self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
+            if run.is_over:
+                self.stack_view.clear()
+            else:
+                self.stack_view.set_stack(snapshot["stack"], 0)
             self.notes_view.show_line(snapshot["line"])
             self.backward_panel.set_enabled_for_state(live, "running" if self.session.state == RUNNING else "ended")
             self.console.set_input_enabled(live)
@@ -826,6 +836,7 @@ class MainWindow(QMainWindow):
     def _on_bridge_ended(self, ended: m.Ended) -> None:
         if self.run is not None:
             self.run.end(ended)
+            self.run.just_ran = None
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
@@ -921,6 +932,7 @@ class MainWindow(QMainWindow):
         self._apply_graph(result.get("graph"))
         if "vars" in result:  # the frame changed: a step of the history
             self.run.add_change(kind, result)
+            self.status.show_step(self.run.live_index + 1)
             self._update_actions()
         else:
             self.run.add_graph_change(result.get("graph") or {})
@@ -967,6 +979,7 @@ class MainWindow(QMainWindow):
                 self.backward_panel.set_snapshot(result["vars"])
                 self._apply_graph(result.get("graph"))
                 self.run.add_change("console", result)
+                self.status.show_step(self.run.live_index + 1)
                 self._refresh_inspector()
                 self._evaluate_watches()
                 self._update_actions()
@@ -1028,7 +1041,7 @@ class MainWindow(QMainWindow):
     def _show_state(self) -> None:
         run = self.run
         self.status.show_run(self.session.state, run.live if run else None, run.ended if run else None,
-                             self.path is not None)
+                             self.path is not None, run.live_index + 1 if run and run.history is not None else None)
 
     def _update_actions(self) -> None:
         """Enable and label the run actions for the session's state.
@@ -1105,7 +1118,7 @@ class MainWindow(QMainWindow):
         run = self.run
         if run is not None and run.viewing is not None:
             snapshot, _ = run.past(run.viewing)
-            self.status.show_past(snapshot, run.viewing, run.live_index)
+            self.status.show_past(snapshot, run.viewing, run.live_index, run.is_over)
         elif self.session.state == RUNNING:
             self.state_label.setText(tr("Running… (F6 pauses, Shift+F5 stops)"))
         else:

@@ -91,8 +91,10 @@ class RunStatusBar(QStatusBar):
         self.addPermanentWidget(self.step_label)
         self.addPermanentWidget(self.grad_label)
 
-    def show_run(self, state: str, snapshot: dict[str, Any] | None, ended: m.Ended | None, has_file: bool) -> None:
-        """Describe the session's state (``idle``, ``running``, ``paused`` or ``ended``)."""
+    def show_run(self, state: str, snapshot: dict[str, Any] | None, ended: m.Ended | None, has_file: bool,
+                 step: int | None = None) -> None:
+        """Describe the session's state (``idle``, ``running``, ``paused`` or ``ended``); ``step`` is the
+        live step's number on the timeline (the lesson's own count when not given)."""
         if not has_file:
             text = tr("Open a lesson to begin")
         elif state == "paused" and snapshot:
@@ -104,19 +106,28 @@ class RunStatusBar(QStatusBar):
         else:
             text = tr("Ready: F5 or F10 starts at the first line, then F10 steps; F8 runs to the end")
         self.state_label.setText(text)
-        self.step_label.setText(tr("step {step}", step=snapshot["step"]) if snapshot and state == "paused" else "")
+        shown = step if step is not None else snapshot["step"] if snapshot else None
+        self.step_label.setText(tr("step {step}", step=shown) if snapshot and state == "paused" else "")
         self.show_grad_mode(snapshot if state == "paused" else None)
+
+    def show_step(self, step: int) -> None:
+        """The live step's number on the timeline, after a change made from outside the lesson's code."""
+        self.step_label.setText(tr("step {step}", step=step))
 
     def show_notice(self, text: str) -> None:
         """Say what the running lesson is doing that the learner must know (it is inside a long call)."""
         self.state_label.setText(text)
 
-    def show_past(self, snapshot: dict[str, Any], index: int, live: int) -> None:
-        """Say that a recorded pause is shown, not the live one."""
+    def show_past(self, snapshot: dict[str, Any], index: int, live: int, ended: bool = False) -> None:
+        """Say that a recorded pause is shown, not the live one (or, once the run has ended, not its end).
+
+        The step is counted as the timeline counts it, changes from the Backward panel and the console included.
+        """
+        back = N_("goes back to the end of the run") if ended else N_("goes back to live")
         self.state_label.setText(tr("Viewing the past: step {step} of {total}, line {line}, values as they were "
-                                    "then — Ctrl+Shift+F10 goes back to live",
-                                    step=index + 1, total=live + 1, line=snapshot["line"]))
-        self.step_label.setText(tr("step {step}", step=snapshot["step"]))
+                                    "then — Ctrl+Shift+F10 {back}",
+                                    step=index + 1, total=live + 1, line=snapshot["line"], back=tr(back)))
+        self.step_label.setText(tr("step {step}", step=index + 1))
         self.show_grad_mode(snapshot)
 
     def show_grad_mode(self, snapshot: dict[str, Any] | None) -> None:

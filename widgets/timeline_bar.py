@@ -102,9 +102,7 @@ class TimelineBar(QWidget):
 
     def retranslate(self) -> None:
         """Set the buttons' and the label's texts again, in the current language."""
-        self.compare_button.setText(tr("Diff with live"))
         self.compare_button.setToolTip(tr("List the names, tensors and graph nodes that changed since this pause"))
-        self.live_button.setText(tr("Go to live"))
         if hasattr(self, "_recording"):
             self._refresh()
 
@@ -167,6 +165,9 @@ class TimelineBar(QWidget):
         if self._dropped:
             text += " · " + tr("{n} oldest dropped", n=f"{self._dropped:,}")
         self.label.setText(text)
+        # once the run has ended its last step is the end, not live
+        self.compare_button.setText(tr("Diff with the end") if self._finished else tr("Diff with live"))
+        self.live_button.setText(tr("Go to the end") if self._finished else tr("Go to live"))
         self.label.setToolTip("" if not self._dropped else
                               tr("The oldest steps were dropped to keep the history within its memory budget "
                                  "(Run > History Budget)."))
