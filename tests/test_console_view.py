@@ -214,3 +214,16 @@ def test_clear_empties_the_output(qtbot, console):
     assert text_of(console) == ""
     console.append_output("stdout", "again\n")
     qtbot.waitUntil(lambda: text_of(console) == "again\n")
+
+
+def test_a_tensor_outside_autograd_prints_no_grad_line_and_one_inside_does(qtbot, console):
+    """`a.grad` in the console ended with ".grad: None": the gradient tensor's own gradient, which no
+    learner asked for."""
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    (a * a).sum().backward()
+    console.show_result("a.grad", {"ok": True, "value": summary(a.grad)})
+    console.show_result("a", {"ok": True, "value": summary(a)})
+    lines = text_of(console).splitlines()
+    shown_a = lines.index(">>> a")
+    assert not any(".grad:" in line for line in lines[:shown_a])  # a.grad: no line about its own .grad
+    assert any(line.strip().startswith(".grad: tensor") for line in lines[shown_a:])  # a: its .grad

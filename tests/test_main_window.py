@@ -363,7 +363,8 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
 
 def test_status_texts_say_the_state_there_is_past_ended_and_stopped(qtbot, window):
     """The Backward panel said "not paused… Pause it (F6)" while a past step was in view and after
-    the run ended, the timeline said "(live)" after the end, and the call stack kept the last pause."""
+    the run ended, the timeline said "(live)" after the end (and "(finished)" after Stop), and the
+    call stack kept the last pause."""
     panel = window.backward_panel
     press(qtbot, window, Qt.Key.Key_F11)
     wait_paused(qtbot, window, 1)
@@ -383,6 +384,9 @@ def test_status_texts_say_the_state_there_is_past_ended_and_stopped(qtbot, windo
     press(qtbot, window, Qt.Key.Key_F11)  # a new run: live again
     wait_paused(qtbot, window, 1)
     assert "(live)" in window.timeline.label_text()
+    window.act_stop.trigger()  # Stop: the run did not finish, it was stopped
+    wait_ended(qtbot, window)
+    assert window.timeline.label_text() == "step 1 of 1 (stopped)"
 
 
 def test_the_just_ran_arrow_follows_steps_only_not_a_run_to_cursor(qtbot, window):
@@ -418,8 +422,9 @@ def test_at_the_end_variables_show_the_module_as_the_run_left_it_and_no_arrow_st
 
 
 def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, window):
-    """After Record to End, a past step said "Ctrl+Shift+F10 goes back to live" beside "Go to live", and
-    going back left the last pause's call stack and the past step's arrow over a finished run."""
+    """After Record to End, a past step said "Ctrl+Shift+F10 goes back to live" beside "Go to live" (and
+    the console "Pause the lesson"), and going back left the last pause's call stack and the past
+    step's arrow over a finished run."""
     window.record_to_end()
     wait_ended(qtbot, window)
     total = window.run.live_index + 1
@@ -432,6 +437,7 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
     assert window.timeline.live_button.text() == "Go to the end"
     assert window.timeline.compare_button.text() == "Diff with the end"
     assert window.code_view.previous_line() is not None  # the past step's arrow
+    assert window.console.input.placeholderText().startswith("The run has ended: F5 or F10 starts it again")
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     stack = window.stack_view.list
     assert window.run.viewing is None and window.timeline.label_text() == f"step {total} of {total} (finished)"
@@ -442,8 +448,9 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
 
 
 def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qtbot, window):
-    """Back to live after a look at the past, the green arrow stayed on the past step's line; after a
-    backward() from the Backward panel the status bar said "step 3" beside the timeline's "step 4 of 4"."""
+    """Back to live after a look at the past, the green arrow stayed on the past step's line (and in the
+    past the console said "Pause the lesson" to a paused lesson); after a backward() from the Backward
+    panel the status bar said "step 3" beside the timeline's "step 4 of 4"."""
     press(qtbot, window, Qt.Key.Key_F11)
     wait_paused(qtbot, window, 1)
     for line in (2, 3, 4):
@@ -453,6 +460,8 @@ def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qt
     for _ in range(2):
         press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
     assert window.code_view.previous_line() == 1
+    # the lesson is paused, but not at the step in view: the console says how to evaluate again
+    assert window.console.input.placeholderText().startswith("Viewing the past: Ctrl+Shift+F10 goes back to live")
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.code_view.current_line() == 4 and window.code_view.previous_line() == 3
     panel = window.backward_panel

@@ -44,6 +44,11 @@ PRINT_VALUES = 100
 _LINK_PREFIX = "line:"
 _ENABLED_HINT = N_("Evaluate an expression in the paused frame (Up/Down: history)")
 _DISABLED_HINT = N_("Pause the lesson to evaluate expressions")
+#: Why the console cannot evaluate, by what the window shows (anything else: the lesson runs or has not started).
+_WHY_NOT = {
+    "past": N_("Viewing the past: Ctrl+Shift+F10 goes back to live, where expressions can be evaluated"),
+    "ended": N_("The run has ended: F5 or F10 starts it again to evaluate expressions"),
+}
 
 
 def describe_value(summary: dict[str, Any]) -> list[str]:
@@ -70,7 +75,8 @@ def describe_value(summary: dict[str, Any]) -> list[str]:
     if summary.get("nan") or summary.get("inf"):
         lines.append(f"  NaN: {summary.get('nan', 0)}  Inf: {summary.get('inf', 0)}")
     grad = summary.get("grad")
-    lines.append("  .grad: " + ("None" if grad is None else summary_line(grad)))
+    if grad is not None or summary["requires_grad"]:  # a tensor outside autograd (a .grad itself) has none to show
+        lines.append("  .grad: " + ("None" if grad is None else summary_line(grad)))
     return lines
 
 
@@ -440,18 +446,20 @@ class ConsoleView(QWidget):
         if lines:
             self._write_lines(lines)
 
-    def set_input_enabled(self, enabled: bool) -> None:
-        """Allow evaluation (the lesson is paused) or not, with a placeholder saying why."""
+    def set_input_enabled(self, enabled: bool, shown: str = "running") -> None:
+        """Allow evaluation (the lesson is paused) or not, with a placeholder saying why: ``shown`` is what
+        the window shows instead of a live pause (``"past"``, ``"ended"``, ``"running"``)."""
         self.input.setEnabled(enabled)
         self.prompt.setEnabled(enabled)
-        self.input.setPlaceholderText(tr(_ENABLED_HINT if enabled else _DISABLED_HINT))
+        self._hint = _ENABLED_HINT if enabled else _WHY_NOT.get(shown, _DISABLED_HINT)
+        self.input.setPlaceholderText(tr(self._hint))
 
     def retranslate(self) -> None:
         """Set the console's own texts again in the current language, and draw the transcript again
         (errors and their explanations follow; messages keep the language they were written in)."""
         self.clear_button.setText(tr("Clear"))
         self.clear_button.setToolTip(tr("Clear the console output"))
-        self.input.setPlaceholderText(tr(_ENABLED_HINT if self.input.isEnabled() else _DISABLED_HINT))
+        self.input.setPlaceholderText(tr(self._hint))
         self.set_transcript(self.transcript)
 
     def _on_input_return_pressed(self) -> None:

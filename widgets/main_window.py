@@ -793,7 +793,7 @@ class MainWindow(QMainWindow):
         self.graph_view.set_graph(snapshot["graph_full"])
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False, "past")
-        self.console.set_input_enabled(False)
+        self.console.set_input_enabled(False, "ended" if self.run is not None and self.run.is_over else "past")
         past = Transcript()
         ended = self.run is not None and self.run.is_over
         back = tr("goes back to the end of the run") if ended else tr("goes back to live")
@@ -828,7 +828,7 @@ class MainWindow(QMainWindow):
                 self.stack_view.set_stack(snapshot["stack"], 0)
             self.notes_view.show_line(snapshot["line"])
             self.backward_panel.set_enabled_for_state(live, "running" if self.session.state == RUNNING else "ended")
-            self.console.set_input_enabled(live)
+            self.console.set_input_enabled(live, "ended" if run.is_over else "running")
         self._show_state()
         self._refresh_inspector()
         self._update_actions()
@@ -842,7 +842,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
         if ended.variables is not None:  # the module as the run left it, not as at the last pause
             self.variables_view.set_snapshot(ended.variables, {}, same_frame=True)
-        self.console.set_input_enabled(False)
+        self.console.set_input_enabled(False, "ended")
         self.backward_panel.set_enabled_for_state(False, "ended")
         self.stack_view.clear()
         self._pending.clear()

@@ -98,7 +98,7 @@ class TimeTravel(QObject):
             run.on_recorded.append(self._on_run_recorded)
             run.on_viewed.append(self._on_run_viewed)
             run.on_ended.append(self._on_run_ended)
-            self.bar.set_finished(run.is_over)
+            self.bar.set_finished(run.is_over, run.ended.status if run.ended is not None else "ok")
             if len(run.history or ()):
                 self._refresh_bar()
 
@@ -115,7 +115,7 @@ class TimeTravel(QObject):
 
     def _on_run_ended(self, ended: Any) -> None:
         self.bar.set_recording(False)
-        self.bar.set_finished(True)
+        self.bar.set_finished(True, ended.status)
         self._refresh_bar()
 
     def _refresh_bar(self) -> None:

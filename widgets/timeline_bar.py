@@ -23,12 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.i18n import tr
+from app.i18n import N_, tr
 
 #: Tick colours by the reason a pause is marked.
 MARK_COLOURS = {"breakpoint": "#d32f2f", "exception": "#8e24aa", "post_mortem": "#8e24aa", "watch": "#ef6c00",
                 "action": "#1e88e5"}
 PAST_TINT = "#fff4d6"
+#: The label of an ended run's last step, by how it ended (an exit counts as finished).
+_ENDINGS = {"ok": N_("step {step} of {total} (finished)"), "exited": N_("step {step} of {total} (finished)"),
+            "stopped": N_("step {step} of {total} (stopped)"),
+            "error": N_("step {step} of {total} (stopped by an error)"),
+            "crashed": N_("step {step} of {total} (stopped by an error)")}
 
 
 class _MarkedSlider(QSlider):
@@ -94,6 +99,7 @@ class TimelineBar(QWidget):
         self._dropped = 0
         self._recording = False
         self._finished = False
+        self._end_status = "ok"
         self.slider.sliderMoved.connect(self._on_slider_moved)
         self.slider.actionTriggered.connect(self._on_slider_action_triggered)
         self.live_button.clicked.connect(self.live_requested)
@@ -127,9 +133,11 @@ class TimelineBar(QWidget):
         self._shown = index
         self._refresh()
 
-    def set_finished(self, finished: bool) -> None:
-        """Say that the run has ended: its last step is no longer live."""
+    def set_finished(self, finished: bool, status: str = "ok") -> None:
+        """Say that the run has ended (``status`` as :class:`~app.messages.Ended` has it): its last step
+        is no longer live."""
         self._finished = finished
+        self._end_status = status
         self._refresh()
 
     def set_recording(self, recording: bool) -> None:
@@ -159,7 +167,8 @@ class TimelineBar(QWidget):
         elif self.is_past():
             text = tr("step {step} of {total} (past)", step=f"{self._shown + 1:,}", total=f"{total:,}")
         elif self._finished:
-            text = tr("step {step} of {total} (finished)", step=f"{total:,}", total=f"{total:,}")
+            how = _ENDINGS.get(self._end_status, _ENDINGS["ok"])
+            text = tr(how, step=f"{total:,}", total=f"{total:,}")
         else:
             text = tr("step {step} of {total} (live)", step=f"{total:,}", total=f"{total:,}")
         if self._dropped:
