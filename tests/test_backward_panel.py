@@ -342,7 +342,8 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
 
 
 def test_the_grad_form_keeps_its_expressions_for_a_rerun_but_not_for_another_lesson(open_window, tmp_path):
-    """The autograd.grad form carried one lesson's expressions into the next lesson opened."""
+    """The autograd.grad form carried one lesson's expressions into the next lesson opened, and its
+    retain_graph unticked, which frees the new lesson's graph without a word."""
     first, second = tmp_path / "first.py", tmp_path / "second.py"
     first.write_text("import torch\nz = torch.ones(1)\n", encoding="utf-8")
     second.write_text("import torch\nq = torch.ones(1)\n", encoding="utf-8")
@@ -350,7 +351,16 @@ def test_the_grad_form_keeps_its_expressions_for_a_rerun_but_not_for_another_les
     panel = window.backward_panel
     panel.outputs_edit.setText("z")
     panel.inputs_edit.setText("x, y")
+    warning = panel.grad_free_warning
+    assert warning.isHidden()
+    panel.grad_retain_check.click()  # unticked: the form now frees the graph, and says what that does
+    assert not warning.isHidden() and "Trying to backward through the graph a second time" in warning.text()
+    panel.grad_create_check.click()  # create_graph keeps the graph too
+    assert warning.isHidden()
+    panel.grad_create_check.click()
     window.open_file(first)  # the same lesson again (a rerun keeps what was typed)
     assert (panel.outputs_edit.text(), panel.inputs_edit.text()) == ("z", "x, y")
+    assert not panel.grad_retain_check.isChecked()
     window.open_file(second)
     assert (panel.outputs_edit.text(), panel.inputs_edit.text(), panel.grad_outputs_edit.text()) == ("", "", "")
+    assert panel.grad_retain_check.isChecked() and warning.isHidden()

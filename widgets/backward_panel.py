@@ -351,6 +351,17 @@ class BackwardPanel(QWidget):
         self._texts.set(self.grad_retain_check.setToolTip,
                         "Keep the graph's saved tensors, so the lesson's own backward() on this graph still works "
                         "afterwards (unticked: PyTorch's default, which frees them unless create_graph is ticked)")
+        self.grad_free_warning = QLabel()
+        self.grad_free_warning.setObjectName("grad_free_warning")
+        self.grad_free_warning.setWordWrap(True)
+        self.grad_free_warning.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        self._texts.set(self.grad_free_warning.setText,
+                        "Unticked, Compute frees the saved tensors of the outputs' graph: a later backward() "
+                        "through it, in the lesson or here, raises “Trying to backward through the graph a "
+                        "second time”.")
+        self.grad_free_warning.hide()
+        self.grad_retain_check.toggled.connect(self._show_grad_free_warning)
+        self.grad_create_check.toggled.connect(self._show_grad_free_warning)
         self.grad_button = QPushButton()
         self._texts.set(self.grad_button.setText, "Compute {call}", call="torch.autograd.grad")
         self.grad_button.clicked.connect(self._on_grad_button_clicked)
@@ -364,6 +375,7 @@ class BackwardPanel(QWidget):
         form.addRow("inputs", self.inputs_edit)
         form.addRow("grad_outputs", self.grad_outputs_edit)
         form.addRow("", checks)
+        form.addRow("", self.grad_free_warning)
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addLayout(form)
@@ -552,10 +564,19 @@ class BackwardPanel(QWidget):
         self.freshness_label.hide()
 
     def forget_expressions(self) -> None:
-        """Another lesson: drop what the learner typed or chose for this one (the root, the form's expressions)."""
+        """Another lesson: drop what the learner typed or chose for this one (the root, the form's expressions
+        and options; retain_graph is ticked again, so the new lesson's graph survives the form)."""
         self._chosen_root = None
         for edit in (self.outputs_edit, self.inputs_edit, self.grad_outputs_edit):
             edit.clear()
+        self.grad_retain_check.setChecked(True)
+        self.grad_create_check.setChecked(False)
+        self.allow_unused_check.setChecked(False)
+
+    def _show_grad_free_warning(self) -> None:
+        """Warn while the form would free the graph (retain_graph unticked, and create_graph, which keeps it, too)."""
+        self.grad_free_warning.setVisible(not self.grad_retain_check.isChecked()
+                                          and not self.grad_create_check.isChecked())
 
     def set_enabled_for_state(self, paused: bool, why: str = "running") -> None:
         """Allow requests only while the lesson is paused; otherwise say why they are off.
