@@ -206,3 +206,27 @@ def test_going_to_a_line_in_a_folded_cell_opens_it_and_the_view_menu_folds_all(q
     assert all(fold.folded for fold in view.notes_folding.folds())
     window.set_language("zh")
     assert header.labels["zh"] and header.labels["zh"] != header.labels["en"]
+
+
+def test_backward_results_come_into_sight_in_the_short_panel_at_1280(qtbot, make_window):
+    """At 1280×800 the replay strip took a third of the Backward panel's height, and results (of
+    backward() and of the autograd.grad form) landed below the visible part, to be scrolled to."""
+    window = make_window(1280, 800)
+    run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
+    window.docks["backward"].raise_()
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    assert panel.height() < 360  # the bottom strip of the window: short
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4)
+    qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))
+    assert panel._outer.indexOf(panel.replay_bar) < 0  # it scrolls with the form
+    panel.tabs.setCurrentIndex(1)  # torch.autograd.grad
+    panel.outputs_edit.setText("loss")
+    panel.inputs_edit.setText("W_xh")
+    panel._scroll.ensureWidgetVisible(panel.grad_button)  # as the learner scrolls to it
+    qtbot.waitUntil(lambda: in_sight(panel.grad_button, panel._scroll))
+    panel.grad_button.click()
+    qtbot.waitUntil(lambda: panel.results_title.text() == "torch.autograd.grad" and panel.table.rowCount() == 1)
+    qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -69,6 +69,9 @@ from widgets.watch_view import change_highlight, readable_color
 INLINE_VALUES = 8
 #: From this width on, the form and the results sit side by side.
 SIDE_BY_SIDE_WIDTH = 560
+#: Below this height the replay controls scroll with the form instead of taking a strip of their own
+#: (the bottom docks of a 1280×800 window: the strip would leave the form and results a keyhole).
+OWN_STRIP_HEIGHT = 360
 #: Result rows shown before the table scrolls.
 VISIBLE_ROWS = 12
 #: Replay speeds, in steps per second; the slider moves in half steps.
@@ -260,10 +263,13 @@ class BackwardPanel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        # short, but wide enough for the controls: in a narrower dock they would widen the form past its view
+        short = (event.size().height() < OWN_STRIP_HEIGHT
+                 and event.size().width() >= self.replay_bar.minimumSizeHint().width() + 24)
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
-        # Wide and short: the replay controls go under the form, leaving the panel's height to the
-        # results and the error card; narrow: under everything, always in sight.
-        home, away = (self._form_side, self._outer) if wide else (self._outer, self._form_side)
+        # Wide or short: the replay controls go under the form, leaving the panel's height to the
+        # results and the error card; narrow and tall: under everything, always in sight.
+        home, away = (self._form_side, self._outer) if wide or short else (self._outer, self._form_side)
         if home.indexOf(self.replay_bar) < 0:
             away.removeWidget(self.replay_bar)
             home.addWidget(self.replay_bar)
@@ -515,6 +521,18 @@ class BackwardPanel(QWidget):
         self._shown = (kind, result)
         self._show_texts(kind, result)
         self._load_replay(kind, list(result.get("replay", [])), failed=error is not None)
+        if error is None:  # in a short panel the results are below the form: bring them into sight
+            QTimer.singleShot(0, self, self._scroll_to_results)
+
+    def _scroll_to_results(self) -> None:
+        """Scroll as little as brings the results' title and first rows into sight: the buttons above
+        stay in sight where the panel allows both, for the next Preview or Run."""
+        peek = 2 * self.table.verticalHeader().defaultSectionSize()
+        top = self.results_title.mapTo(self._scroll.widget(), QPoint(0, 0)).y()
+        needed = top + self.results_title.height() + peek
+        down = self._scroll.verticalScrollBar()  # down only: a narrow dock's form must not slide sideways
+        if needed > down.value() + self._scroll.viewport().height():
+            down.setValue(min(top, needed - self._scroll.viewport().height()))
 
     def _show_texts(self, kind: str, result: Mapping[str, Any]) -> None:
         """The result's title, table and notes, in the current language."""
