@@ -77,6 +77,7 @@ def test_module_boxes_nest_by_dotted_name(view):
 
 
 def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(view):
+    """A node made while continuing: its box named the lines that ran, its details only "several lines"."""
     graph, diffs = rnn_graph(2)
     view.set_graph(graph)
     assert not origin_boxes(view) and len(node_items(view)) == len(graph["nodes"])
@@ -88,10 +89,15 @@ def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(vi
         node["origin"] = {**origin(None, None), "lines": [3, 9]}
     view.set_graph(graph)
     assert list(origin_boxes(view)) == ["ran between lines 3 and 9"]
+    # the node's details say what its box says (they said "several lines ran", the box "between lines 3 and 9")
+    view.select_node(graph["nodes"][0]["id"])
+    assert "made while continuing, between lines 3 and 9" in view.findChild(QPlainTextEdit).toPlainText()
     for node in graph["nodes"]:
         node["origin"] = {**origin(None, None), "by": "console", "at": 12}
     view.set_graph(graph)
     assert list(origin_boxes(view)) == ["made by the console at line 12"]
+    view.select_node(graph["nodes"][0]["id"])
+    assert "made by the console at line 12" in view.findChild(QPlainTextEdit).toPlainText()
 
 
 def test_collapsing_a_box_hides_its_members_and_counts_them(view, qtbot):

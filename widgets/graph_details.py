@@ -53,6 +53,32 @@ def _saved_text(entry: Mapping[str, Any]) -> list[str]:
 SIBLINGS_NAMED = 4
 
 
+def unknown_origin(origin: Mapping[str, Any]) -> tuple | None:
+    """Who made the nodes, or between which lines, when the engine does not know the line (a key part).
+
+    :func:`unknown_origin_text` words it, so a box keeps its key across a change of language."""
+    if origin.get("line") is not None:
+        return None
+    by, at = origin.get("by"), origin.get("at")
+    if by:
+        return ("by", by, at)
+    lines = origin.get("lines") or []
+    if len(lines) == 2 and lines[0] and lines[1]:
+        return ("between", lines[0], lines[1])
+    return ("continuing",)
+
+
+def unknown_origin_text(unknown: tuple) -> str:
+    """What a box says for :func:`unknown_origin`'s answer, in the current language."""
+    if unknown[0] == "by":
+        _, by, at = unknown
+        who = tr("the console") if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
+        return tr("made by {who} at line {line}", who=who, line=at) if at else tr("made by {who}", who=who)
+    if unknown[0] == "between":
+        return tr("ran between lines {first} and {last}", first=unknown[1], last=unknown[2])
+    return tr("ran while continuing")
+
+
 def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str, Any]] = ()) -> str:
     """Which code made a node: ``made by line 72, pass 2, in model.rnn``, or, made while stepping,
     ``made by `x_t @ W_xh` (Tensor.matmul) on line 72, pass 2, which also made UnsqueezeBackward0 and
@@ -67,8 +93,14 @@ def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str
     """
     if not origin:
         return ""
-    if origin.get("line") is None:
+    unknown = unknown_origin(origin)
+    if unknown == ("continuing",):
         text = tr("made while continuing (several lines ran; which one is not known)")
+    elif unknown is not None and unknown[0] == "between":  # as its box says, with why no one line is named
+        text = tr("made while continuing, between lines {first} and {last} (which line is not known)",
+                  first=unknown[1], last=unknown[2])
+    elif unknown is not None:
+        text = unknown_origin_text(unknown)
     else:
         where = tr("line {line}", line=origin["line"])
         if origin.get("pass") is not None:

@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from app.i18n import tr
+from widgets.graph_details import unknown_origin, unknown_origin_text
 from widgets.graph_items import BOX_HEADER, OriginBox
 
 #: Padding between a box and its members; each level of boxes nested inside adds one more step.
@@ -40,7 +41,7 @@ def origin_keys(origin: Mapping[str, Any] | None) -> list[tuple]:
     """The groups a node with ``origin`` belongs to: its line execution, then its modules outermost first."""
     if not origin:
         return []
-    keys: list[tuple] = [("line", origin.get("file"), origin.get("line"), origin.get("pass"), _unknown_line(origin))]
+    keys: list[tuple] = [("line", origin.get("file"), origin.get("line"), origin.get("pass"), unknown_origin(origin))]
     parts = (origin.get("module") or "").split(".") if origin.get("module") else []
     keys += [("module", *parts[:depth]) for depth in range(1, len(parts) + 1)]
     return keys
@@ -53,34 +54,8 @@ def box_label(key: tuple) -> str:
         return ".".join(key[1:])
     _, _, line, run, unknown = key
     if line is None:
-        return _unknown_text(unknown)
+        return unknown_origin_text(unknown)
     return tr("line {line}", line=line) if run is None else tr("line {line} · pass {n}", line=line, n=run)
-
-
-def _unknown_line(origin: Mapping[str, Any]) -> tuple | None:
-    """Who made the nodes, or between which lines, when the engine does not know the line (a key part).
-
-    :func:`_unknown_text` words it, so a box keeps its key across a change of language."""
-    if origin.get("line") is not None:
-        return None
-    by, at = origin.get("by"), origin.get("at")
-    if by:
-        return ("by", by, at)
-    lines = origin.get("lines") or []
-    if len(lines) == 2 and lines[0] and lines[1]:
-        return ("between", lines[0], lines[1])
-    return ("continuing",)
-
-
-def _unknown_text(unknown: tuple) -> str:
-    """What a box says for :func:`_unknown_line`'s answer, in the current language."""
-    if unknown[0] == "by":
-        _, by, at = unknown
-        who = tr("the console") if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
-        return tr("made by {who} at line {line}", who=who, line=at) if at else tr("made by {who}", who=who)
-    if unknown[0] == "between":
-        return tr("ran between lines {first} and {last}", first=unknown[1], last=unknown[2])
-    return tr("ran while continuing")
 
 
 class OriginGroups:
