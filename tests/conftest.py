@@ -106,6 +106,21 @@ def no_blocking_dialogs(request, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def gui_thread_collection(request):
+    """As in the app, cyclic garbage is collected on the GUI thread only (see widgets/gui_gc.py): a Qt
+    object freed by a collection on a session's reader thread can deadlock the test run. After each
+    test the collector looks at its counts once, so tests that run no event loop still collect."""
+    from widgets import gui_gc
+
+    if "qtbot" in request.fixturenames:
+        request.getfixturevalue("qapp")
+        gui_gc.collect_on_gui_thread()
+    yield
+    if gui_gc._collector is not None:
+        gui_gc._collector.check()
+
+
+@pytest.fixture(autouse=True)
 def english_interface():
     """Every test starts with the interface in English and leaves it so (the language, Qt's own texts
     included, is process-wide)."""

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from app.lesson_format import list_lessons
 from app.session import Session
 from app.workspace import LESSONS_DIR
+from widgets.gui_gc import collect_on_gui_thread
 from widgets.main_window import MainWindow
 
 #: Set to a number of milliseconds to quit that long after the window is up (CI's smoke start).
@@ -29,6 +30,7 @@ def run_app(path: str | None = None) -> int:
     # The app's own objects (Qt wrappers, the lesson list) live until it quits: keeping them
     # out of the collector's scans stops full collections from stalling a step.
     gc.freeze()
+    collect_on_gui_thread()  # never on the session's reader threads, where a Qt object must not die
     first = path or _default_file()
     if first:
         window.open_file(first)

@@ -30,7 +30,7 @@ def use_qt_language(language: str) -> bool:
     locale = QT_LOCALES.get(language)
     if locale is None:
         return False
-    translator = QTranslator(app)
+    translator = QTranslator()  # held here alone: the one removed is freed, not left with the application
     folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     if not translator.load(QLocale(locale), "qtbase", "_", folder):
         return False
