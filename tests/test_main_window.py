@@ -438,6 +438,7 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
     assert window.timeline.compare_button.text() == "Diff with the end"
     assert window.code_view.previous_line() is not None  # the past step's arrow
     assert window.console.input.placeholderText().startswith("The run has ended: F5 or F10 starts it again")
+    assert window.console.input.toolTip() == window.console.input.placeholderText()  # whole, where it is cut
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     stack = window.stack_view.list
     assert window.run.viewing is None and window.timeline.label_text() == f"step {total} of {total} (finished)"

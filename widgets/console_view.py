@@ -452,14 +452,19 @@ class ConsoleView(QWidget):
         self.input.setEnabled(enabled)
         self.prompt.setEnabled(enabled)
         self._hint = _ENABLED_HINT if enabled else _WHY_NOT.get(shown, _DISABLED_HINT)
+        self._show_hint()
+
+    def _show_hint(self) -> None:
+        """The placeholder, and the same as a tooltip: a narrow console cuts the placeholder short."""
         self.input.setPlaceholderText(tr(self._hint))
+        self.input.setToolTip(tr(self._hint))
 
     def retranslate(self) -> None:
         """Set the console's own texts again in the current language, and draw the transcript again
         (errors and their explanations follow; messages keep the language they were written in)."""
         self.clear_button.setText(tr("Clear"))
         self.clear_button.setToolTip(tr("Clear the console output"))
-        self.input.setPlaceholderText(tr(self._hint))
+        self._show_hint()
         self.set_transcript(self.transcript)
 
     def _on_input_return_pressed(self) -> None:
