@@ -352,6 +352,7 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
         return
     assert window.path.name == "02_other.py" and window.session.state in ("ended", "idle")
     assert selected.endswith("02_other.py")
+    assert window.console.input.placeholderText().startswith("F10 or F5 starts the lesson")  # not "The run has ended"
     assert "x" not in empty.text() and empty.text().startswith("No tensor requires grad")  # not the old lesson's x
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back: no old run to show
     stack = window.stack_view.list
@@ -422,12 +423,14 @@ def test_at_the_end_variables_show_the_module_as_the_run_left_it_and_no_arrow_st
 
 
 def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, window):
-    """After Record to End, a past step said "Ctrl+Shift+F10 goes back to live" beside "Go to live" (and
-    the console "Pause the lesson"), and going back left the last pause's call stack and the past
-    step's arrow over a finished run."""
+    """After Record to End the graph stayed empty; a past step said "Ctrl+Shift+F10 goes back to live"
+    beside "Go to live" (and the console "Pause the lesson"), and going back left the last pause's
+    call stack and the past step's arrow over a finished run."""
     window.record_to_end()
     wait_ended(qtbot, window)
     total = window.run.live_index + 1
+    # the recording ran to the end: the graph shows the end's nodes (it stayed empty, "No tensor requires grad")
+    assert len(window.graph_view._drawn) == len(window.run.live_graph()["nodes"]) > 0
     for _ in range(3):
         press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back
     shown = window.run.viewing

@@ -48,6 +48,7 @@ _DISABLED_HINT = N_("Pause the lesson to evaluate expressions")
 _WHY_NOT = {
     "past": N_("Viewing the past: Ctrl+Shift+F10 goes back to live, where expressions can be evaluated"),
     "ended": N_("The run has ended: F5 or F10 starts it again to evaluate expressions"),
+    "idle": N_("F10 or F5 starts the lesson paused at its first line, where expressions can be evaluated"),
 }
 
 
@@ -448,7 +449,7 @@ class ConsoleView(QWidget):
 
     def set_input_enabled(self, enabled: bool, shown: str = "running") -> None:
         """Allow evaluation (the lesson is paused) or not, with a placeholder saying why: ``shown`` is what
-        the window shows instead of a live pause (``"past"``, ``"ended"``, ``"running"``)."""
+        the window shows instead of a live pause (``"past"``, ``"ended"``, ``"idle"``, ``"running"``)."""
         self.input.setEnabled(enabled)
         self.prompt.setEnabled(enabled)
         self._hint = _ENABLED_HINT if enabled else _WHY_NOT.get(shown, _DISABLED_HINT)

@@ -835,8 +835,14 @@ class MainWindow(QMainWindow):
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
         if self.run is not None:
+            recorded = self.run.live is not None and self.run.live.get("recording")
             self.run.end(ended)
             self.run.just_ran = None
+            if recorded and self.run.viewing is None:
+                # the recording ran to the end: the panels skipped its pauses' graph changes
+                graph = self.run.live_graph()
+                self.graph_view.set_graph(graph)
+                self.backward_panel.set_graph(graph)
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
@@ -1035,6 +1041,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.set_enabled_for_state(False, "stopped")
         self.stack_view.clear()
         self.inspector.clear()
+        self.console.set_input_enabled(False, "idle")
         self._inspected = None
         self._show_state()
 
