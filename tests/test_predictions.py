@@ -173,6 +173,20 @@ def test_the_run_stops_to_ask_and_a_right_answer_is_said_right(qtbot, window):
     qtbot.waitUntil(lambda: "✓ Right: h.requires_grad is True" in window.console.output.toPlainText())
 
 
+def test_the_question_waits_for_the_live_step_while_the_past_is_in_view(qtbot, window):
+    """Stepping back from a question left it over the past step's code, as if that line asked it."""
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    press(qtbot, window, Qt.Key.Key_F5)  # on to the first prediction
+    wait_paused(qtbot, window, H_LINE)
+    bar = window.prediction_bar
+    assert bar.isVisible() and "h.requires_grad" in bar_text(window)
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back
+    assert window.run.viewing is not None and not bar.isVisible()
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.run.viewing is None and bar.isVisible() and "h.requires_grad" in bar_text(window)
+
+
 def test_a_wrong_free_answer_says_what_the_value_is_and_progress_is_kept(qtbot, window):
     press(qtbot, window, Qt.Key.Key_F8)
     wait_paused(qtbot, window, H_LINE)

@@ -794,6 +794,7 @@ class MainWindow(QMainWindow):
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False, "past")
         self.console.set_input_enabled(False, "ended" if self.run is not None and self.run.is_over else "past")
+        self.prediction_bar.hide()  # its question and verdict are the live step's: back with it
         past = Transcript()
         ended = self.run is not None and self.run.is_over
         back = tr("goes back to the end of the run") if ended else tr("goes back to live")
@@ -810,6 +811,8 @@ class MainWindow(QMainWindow):
         """Leave the past: the live step (or the end of the run) as the lesson has it now, and all the console said."""
         run, snapshot = self.run, self.run.live
         self.console.set_transcript(run.transcript)
+        bar = self.prediction_bar
+        bar.setVisible(bar.prediction is not None or bar.verdict is not None)
         graph = run.live_graph()
         self.graph_view.set_graph(graph)
         self.backward_panel.set_graph(graph)
