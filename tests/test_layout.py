@@ -221,7 +221,8 @@ def test_backward_results_come_into_sight_in_the_short_panel_at_1280(qtbot, make
         qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.table.rowCount() == 4)
     qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))
-    assert panel._outer.indexOf(panel.replay_bar) < 0  # it scrolls with the form
+    assert panel._outer.indexOf(panel.replay_bar) < 0  # it scrolls, under the results
+    assert in_sight(panel.preview_button, panel._scroll) and in_sight(panel.backward_button, panel._scroll)
     panel.tabs.setCurrentIndex(1)  # torch.autograd.grad
     panel.outputs_edit.setText("loss")
     panel.inputs_edit.setText("W_xh")

@@ -231,7 +231,7 @@ class BackwardPanel(QWidget):
         form_side.addWidget(self.state_label)
         form_side.addWidget(tabs)
         form_side.addStretch(1)
-        result_side = QVBoxLayout()
+        self._result_side = result_side = QVBoxLayout()
         result_side.addWidget(self.freshness_label)
         result_side.addWidget(self.results_title)
         result_side.addWidget(self.table)
@@ -267,12 +267,17 @@ class BackwardPanel(QWidget):
         short = (event.size().height() < OWN_STRIP_HEIGHT
                  and event.size().width() >= self.replay_bar.minimumSizeHint().width() + 24)
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
-        # Wide or short: the replay controls go under the form, leaving the panel's height to the
-        # results and the error card; narrow and tall: under everything, always in sight.
-        home, away = (self._form_side, self._outer) if wide or short else (self._outer, self._form_side)
+        # Wide: the replay controls go under the form, leaving the panel's height to the results and
+        # the error card; narrow and short: under the results, which then sit right under the buttons
+        # (both in sight); narrow and tall: under everything, always in sight.
+        home = self._form_side if wide else self._result_side if short else self._outer
         if home.indexOf(self.replay_bar) < 0:
-            away.removeWidget(self.replay_bar)
-            home.addWidget(self.replay_bar)
+            for layout in (self._form_side, self._result_side, self._outer):
+                layout.removeWidget(self.replay_bar)
+            if home is self._result_side:
+                home.insertWidget(home.count() - 1, self.replay_bar)  # before the closing stretch
+            else:
+                home.addWidget(self.replay_bar)
 
     # -- building -----------------------------------------------------------------------------
 
