@@ -69,7 +69,7 @@ from widgets.watch_view import change_highlight, readable_color
 INLINE_VALUES = 8
 #: From this width on, the form and the results sit side by side.
 SIDE_BY_SIDE_WIDTH = 560
-#: Below this height the replay controls scroll with the form instead of taking a strip of their own
+#: Below this height the replay controls scroll, under the results, instead of taking a strip of their own
 #: (the bottom docks of a 1280×800 window: the strip would leave the form and results a keyhole).
 OWN_STRIP_HEIGHT = 360
 #: Result rows shown before the table scrolls.

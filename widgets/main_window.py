@@ -749,9 +749,7 @@ class MainWindow(QMainWindow):
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
         if previous is not None and previous.get("recording"):
             # The recording ends here: the panels skipped its pauses' graph changes, so they get the whole graph.
-            graph = self.run.live_graph()
-            self.graph_view.set_graph(graph)
-            self.backward_panel.set_graph(graph)
+            self._show_live_graph()
         else:
             self._apply_graph(snapshot.get("graph"))
         # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
@@ -793,10 +791,10 @@ class MainWindow(QMainWindow):
         self.graph_view.set_graph(snapshot["graph_full"])
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False, "past")
-        self.console.set_input_enabled(False, "ended" if self.run is not None and self.run.is_over else "past")
+        ended = self.run is not None and self.run.is_over
+        self.console.set_input_enabled(False, "ended" if ended else "past")
         self.prediction_bar.hide()  # its question and verdict are the live step's: back with it
         past = Transcript()
-        ended = self.run is not None and self.run.is_over
         back = tr("goes back to the end of the run") if ended else tr("goes back to live")
         past.add_message(tr("Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=back))
         for stream, text in snapshot["output"]:
@@ -813,9 +811,7 @@ class MainWindow(QMainWindow):
         self.console.set_transcript(run.transcript)
         bar = self.prediction_bar
         bar.setVisible(bar.prediction is not None or bar.verdict is not None)
-        graph = run.live_graph()
-        self.graph_view.set_graph(graph)
-        self.backward_panel.set_graph(graph)
+        self._show_live_graph()
         if snapshot is not None:
             live = self.session.state == PAUSED and not run.is_over
             self.code_view.set_current_line(snapshot["line"] if live else None, snapshot["event"])
@@ -836,16 +832,19 @@ class MainWindow(QMainWindow):
         self._refresh_inspector()
         self._update_actions()
 
+    def _show_live_graph(self) -> None:
+        """The run's whole live graph in the graph view and the Backward panel (after a past step or a recording)."""
+        graph = self.run.live_graph()
+        self.graph_view.set_graph(graph)
+        self.backward_panel.set_graph(graph)
+
     def _on_bridge_ended(self, ended: m.Ended) -> None:
         if self.run is not None:
             recorded = self.run.live is not None and self.run.live.get("recording")
             self.run.end(ended)
             self.run.just_ran = None
             if recorded and self.run.viewing is None:
-                # the recording ran to the end: the panels skipped its pauses' graph changes
-                graph = self.run.live_graph()
-                self.graph_view.set_graph(graph)
-                self.backward_panel.set_graph(graph)
+                self._show_live_graph()  # the recording ran to the end: the panels skipped its graph changes
         self.code_view.set_read_only(False)
         self.code_view.set_current_line(None)
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line

@@ -106,8 +106,10 @@ class RunStatusBar(QStatusBar):
         else:
             text = tr("Ready: F5 or F10 starts at the first line, then F10 steps; F8 runs to the end")
         self.state_label.setText(text)
-        shown = step if step is not None else snapshot["step"] if snapshot else None
-        self.step_label.setText(tr("step {step}", step=shown) if snapshot and state == "paused" else "")
+        if snapshot and state == "paused":
+            self.show_step(step if step is not None else snapshot["step"])
+        else:
+            self.step_label.setText("")
         self.show_grad_mode(snapshot if state == "paused" else None)
 
     def show_step(self, step: int) -> None:
@@ -127,7 +129,7 @@ class RunStatusBar(QStatusBar):
         self.state_label.setText(tr("Viewing the past: step {step} of {total}, line {line}, values as they were "
                                     "then — Ctrl+Shift+F10 {back}",
                                     step=index + 1, total=live + 1, line=snapshot["line"], back=tr(back)))
-        self.step_label.setText(tr("step {step}", step=index + 1))
+        self.show_step(index + 1)
         self.show_grad_mode(snapshot)
 
     def show_grad_mode(self, snapshot: dict[str, Any] | None) -> None:
