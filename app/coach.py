@@ -49,10 +49,15 @@ class Coach:
         """Lines whose prediction was asked in this run (a loop asks once)."""
         self.waiting: tuple[Prediction, str] | None = None
         """An answer given, waiting for its line to run."""
+        self.passed: list[Prediction] = []
+        """Predictions a recording ran past without asking, not yet reported."""
 
     def question_at(self, snapshot: dict[str, Any], lesson_file: str) -> Prediction | None:
-        """The prediction to ask at this pause, if any (each once per run); asking it counts it as asked."""
-        if not self.asking or snapshot.get("post_mortem") or snapshot.get("recording"):
+        """The prediction to ask at this pause, if any (each once per run); asking it counts it as asked.
+
+        A recording asks nothing: a prediction it runs past counts as asked and joins :attr:`passed`.
+        """
+        if not self.asking or snapshot.get("post_mortem"):
             return None
         if snapshot.get("event") != "line" or snapshot.get("file") != lesson_file:
             return None
@@ -60,7 +65,15 @@ class Coach:
         if prediction is None or prediction.line in self.asked:
             return None
         self.asked.add(prediction.line)
+        if snapshot.get("recording"):
+            self.passed.append(prediction)
+            return None
         return prediction
+
+    def take_passed(self) -> list[Prediction]:
+        """The predictions a recording ran past since the last call, once."""
+        passed, self.passed = self.passed, []
+        return passed
 
     def stop_lines(self) -> set[int]:
         """Lines a run should stop at so their predictions are asked: those not asked yet."""

@@ -43,7 +43,7 @@ torch.manual_seed(0)
 # - `h.retain_grad()` asked autograd to keep the gradient of `h` in `h.grad`. Before
 #   `loss.backward()` runs, GradStep asks what `h.grad` will hold: the gradient as it
 #   arrived at `h`, or as the hook passed it on?
-# - To watch the hook at work instead, skip the question and press F11 (step into) on that
+# - To watch the hook at work instead, skip the question (Skip, or Esc) and press F11 (step into) on that
 #   line: the debugger stops inside `double_grad` while backward is running, the Call stack
 #   shows it was called from that line, and `grad` in the Variables view is [4, 8, 12].
 # [zh]
@@ -55,7 +55,7 @@ torch.manual_seed(0)
 #   钩子要等到反向传播时才会被调用。
 # - `h.retain_grad()` 让自动求导把 `h` 的梯度保留在 `h.grad` 里。在 `loss.backward()` 运行之前，
 #   GradStep 会问你 `h.grad` 里将是什么：是刚传到 `h` 时的梯度，还是钩子传下去的梯度？
-# - 如果想看钩子怎样工作，就跳过这个问题，在这一行按 F11（单步进入）：反向传播进行中，
+# - 如果想看钩子怎样工作，就跳过这个问题（点“跳过”或按 Esc），在这一行按 F11（单步进入）：反向传播进行中，
 #   调试器停在 `double_grad` 里，调用栈显示它是从这一行被调用的，变量视图里的 `grad` 是 [4, 8, 12]。
 
 # %%
@@ -203,7 +203,7 @@ print("grad_input == grad_output * (1 - tanh**2):", torch.allclose(seen["grad_in
 # - Before `out = layer(inputs)` runs, GradStep asks which node `out.grad_fn` will be.
 # - Before the `backward()` line runs, it asks for `fired[3]`: the first name that the
 #   backward pass adds after `"backward() starts"`.
-# - To stop in every hook in turn instead, skip that question and press F11 on the
+# - To stop in every hook in turn instead, skip that question (Skip, or Esc) and press F11 on the
 #   `backward()` line, then keep stepping into: every hook is a lambda of this file, and
 #   `fired` grows by one name at a time.
 # [zh]
@@ -214,7 +214,7 @@ print("grad_input == grad_output * (1 - tanh**2):", torch.allclose(seen["grad_in
 # - 在 `out = layer(inputs)` 运行之前，GradStep 会问你 `out.grad_fn` 将是哪个节点。
 # - 在 `backward()` 那一行运行之前，它会问你 `fired[3]` 是什么，
 #   也就是反向传播在 `"backward() starts"` 之后追加的第一个名字。
-# - 如果想依次停在每个钩子里，就跳过这个问题，在 `backward()` 那一行按 F11，
+# - 如果想依次停在每个钩子里，就跳过这个问题（点“跳过”或按 Esc），在 `backward()` 那一行按 F11，
 #   然后继续单步进入：每个钩子都是本文件里的 lambda，`fired` 每次多一个名字。
 
 # %%

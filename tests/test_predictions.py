@@ -187,7 +187,39 @@ def test_the_question_waits_for_the_live_step_while_the_past_is_in_view(qtbot, w
     assert window.run.viewing is None and bar.isVisible() and "h.requires_grad" in bar_text(window)
 
 
+def test_f10_on_an_open_question_runs_nothing_and_esc_skips_it_out_loud(qtbot, window):
+    """F10 with a question open ran the line: the question vanished with no verdict and no note."""
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    bar, step = window.prediction_bar, window.run.live["step"]
+    assert "answer the question above" in window.state_label.text()
+    plain, ctrl = Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ControlModifier
+    for key, modifier in ((Qt.Key.Key_F10, plain), (Qt.Key.Key_F11, plain), (Qt.Key.Key_F5, plain),
+                          (Qt.Key.Key_F5, ctrl)):
+        press(qtbot, window, key, modifier)
+        assert window.session.state == "paused" and window.run.live["step"] == step, key
+        assert bar.asking and "h.requires_grad" in bar_text(window)
+        assert "answer the question above (Enter), or skip it (Esc)" in window.state_label.text()
+    press(qtbot, window, Qt.Key.Key_Escape)  # the explicit skip
+    assert not bar.isVisible() and window.run.live["line"] == H_LINE
+    assert "Skipped the question on line 13" in window.state_label.text()
+    qtbot.waitUntil(lambda: "Skipped the prediction on line 13 (h.requires_grad): not judged"
+                    in window.console.output.toPlainText())
+    press(qtbot, window, Qt.Key.Key_F10)  # now F10 runs the line, and the next question comes
+    wait_paused(qtbot, window, S_LINE)
+    assert bar.asking and "s.grad_fn" in bar_text(window) and bar.verdict is None
+
+
+def test_record_to_end_says_how_many_predictions_it_passed_unasked(qtbot, window):
+    """Ctrl+F5 ran past every question silently."""
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier)
+    wait_ended(qtbot, window)
+    qtbot.waitUntil(lambda: "Record to End skipped 2 prediction(s) without asking, on line(s) 13, 14"
+                    in window.console.output.toPlainText())
+
+
 def test_a_wrong_free_answer_says_what_the_value_is_and_progress_is_kept(qtbot, window):
+
     press(qtbot, window, Qt.Key.Key_F8)
     wait_paused(qtbot, window, H_LINE)
     window.prediction_bar._on_skip_button_clicked()  # skip the first: the line has not run

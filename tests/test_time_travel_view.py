@@ -87,6 +87,27 @@ def test_record_to_end_then_browse_the_whole_run(qtbot, window):
     qtbot.waitUntil(lambda: "done 3" in window.console.output.toPlainText())
 
 
+def test_f10_on_a_past_step_of_a_finished_run_asks_before_a_new_run_replaces_the_recording(
+        qtbot, window, monkeypatch):
+    """F10 there started a new run at once and the recording being browsed was gone."""
+    from PySide6.QtWidgets import QMessageBox
+
+    press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier)  # record to end
+    wait_ended(qtbot, window)
+    run, steps = window.run, len(window.run.history)
+    run.view(5)
+    asked, answer = [], QMessageBox.StandardButton.Cancel
+    monkeypatch.setattr(QMessageBox, "question", lambda *args, **kw: asked.append(args[2]) or answer)
+    press(qtbot, window, Qt.Key.Key_F10)
+    assert len(asked) == 1 and "Step 6 of the finished run is in view" in asked[0] and f"{steps} steps" in asked[0]
+    assert window.run is run and run.viewing == 5 and len(run.history) == steps  # still browsable
+    assert "Viewing the past" in window.state_label.text()
+    answer = QMessageBox.StandardButton.Yes
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 1)
+    assert len(asked) == 2 and window.run is not run
+
+
 def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot, window_on):
     """Run backward() from the Backward panel, step back, Diff with live: it said "nothing changed"
     though a.grad went from None to values."""

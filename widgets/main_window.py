@@ -44,7 +44,7 @@ from app import i18n
 from app import messages as m
 from app.coach import Coach
 from app.i18n import N_, tr
-from app.lesson_format import LessonFormatError, list_lessons, parse_lesson
+from app.lesson_format import LessonFormatError, Prediction, list_lessons, parse_lesson
 from app.progress import Progress
 from app.run import Run
 from app.session import ENDED, IDLE, PAUSED, RUNNING, LessonFileError, Session, read_lesson
@@ -85,6 +85,8 @@ MIN_LESSONS_WIDTH = 190
 MIN_WIDTH, MIN_HEIGHT = 1120, 700
 #: Bumped when the default layout changes, so a layout saved by an older version is not restored.
 LAYOUT_VERSION = 2
+#: What the status bar says while a prediction waits for its answer (a step would pass it unanswered).
+QUESTION_WAITS = N_("Predict first: answer the question above (Enter), or skip it (Esc); the line has not run yet")
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
 #: The docks' titles (English msgids), by object name.
@@ -493,6 +495,36 @@ class MainWindow(QMainWindow):
 
     # ---- running ------------------------------------------------------------------------
 
+    def _leave_past(self) -> bool:
+        """Back to the live step before a step or a start; False when the learner keeps a finished run's past.
+
+        On a past step of a finished run a step starts a new run, which replaces the recording
+        being browsed: the learner is asked first.
+        """
+        run = self.run
+        if run is not None and run.viewing is not None and run.is_over and self.session.state not in (RUNNING, PAUSED):
+            answer = QMessageBox.question(
+                self, tr("Start a new run?"),
+                tr("Step {step} of the finished run is in view. A new run replaces this run's recording of "
+                   "{total} steps. Start a new run?", step=run.viewing + 1, total=run.live_index + 1),
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        self.go_live()
+        return True
+
+    def _question_waits(self) -> bool:
+        """Whether a prediction waits for its answer; then the status bar says to answer or skip, and nothing runs.
+
+        A step would run the line and the question would vanish unanswered: a skip is the learner's
+        own choice (Skip, Esc), never a side effect of a key.
+        """
+        if self.prediction_bar.prediction is None or self.session.state != PAUSED:
+            return False
+        self.state_label.setText(tr(QUESTION_WAITS))
+        self.prediction_bar.focus_answer()
+        return True
+
     def step_back(self) -> None:
         """Show the pause before the one in view, as recorded."""
         if self.session.state != RUNNING and self.run is not None:
@@ -501,7 +533,8 @@ class MainWindow(QMainWindow):
 
     def record_to_end(self) -> None:
         """Record every step from here (or from the start) to the end or the step limit."""
-        self.go_live()
+        if not self._leave_past() or self._question_waits():
+            return
         if self.session.state == PAUSED:
             self.session.record(limit=RECORD_LIMIT)
             self._on_resumed()
@@ -518,7 +551,8 @@ class MainWindow(QMainWindow):
 
     def start_or_continue(self) -> None:
         """F5: continue a paused lesson, or start a stopped one paused at its first line (as Thonny's debug)."""
-        self.go_live()
+        if not self._leave_past() or self._question_waits():
+            return
         if self.session.state == PAUSED:
             self.session.resume(watches=self.watch_view.stop_on_change())
             self._on_resumed()
@@ -527,8 +561,7 @@ class MainWindow(QMainWindow):
 
     def run_to_end(self) -> None:
         """F8: run a stopped lesson without pausing at its first line, to a breakpoint or the end."""
-        if self.session.state not in (RUNNING, PAUSED):
-            self.go_live()
+        if self.session.state not in (RUNNING, PAUSED) and self._leave_past():
             self._start(stop_on_entry=False)
 
     def step_over(self) -> None:
@@ -540,18 +573,19 @@ class MainWindow(QMainWindow):
     def step_expression(self) -> None:
         """Alt+F11: run the paused line one PyTorch operation at a time."""
         self.go_live()
-        if self.session.state == PAUSED:
+        if self.session.state == PAUSED and not self._question_waits():
             self.session.step_expression()
             self._on_resumed(stepped=True)
 
     def step_out(self) -> None:
         self.go_live()
-        if self.session.state == PAUSED:
+        if self.session.state == PAUSED and not self._question_waits():
             self.session.step_out()
             self._on_resumed(stepped=True)
 
     def run_to_cursor(self) -> None:
-        self.go_live()
+        if not self._leave_past() or self._question_waits():
+            return
         line = self.code_view.cursor_line()
         if self.session.state == PAUSED:
             self.session.run_to(line)
@@ -569,7 +603,8 @@ class MainWindow(QMainWindow):
         self._start(stop_on_entry=self.session.stop_on_entry if self.session.path else True)
 
     def _step(self, command: Callable[[], None]) -> None:
-        self.go_live()
+        if not self._leave_past() or self._question_waits():
+            return
         if self.session.state == PAUSED:
             command()
             self._on_resumed(stepped=True)
@@ -639,11 +674,24 @@ class MainWindow(QMainWindow):
     def _on_prediction_bar_answered(self, answer: str) -> None:
         if self.coach is not None and self.prediction_bar.prediction is not None:
             self.coach.answer(self.prediction_bar.prediction, answer)
+            self.prediction_bar.dismiss()  # answered: the step that runs the line is no longer held up
             self.step_over()
 
-    def _on_prediction_bar_skipped(self) -> None:
+    def _on_prediction_bar_skipped(self, prediction: Prediction) -> None:
         if self.coach is not None:
             self.coach.skip()
+        self._transcript().add_message(tr("Skipped the prediction on line {line} ({expr}): not judged",
+                                          line=prediction.line, expr=prediction.expression))
+        self.state_label.setText(tr("Skipped the question on line {line}; the line has not run yet — F10 runs it, "
+                                    "F11 steps into it", line=prediction.line))
+
+    def _say_passed_predictions(self) -> None:
+        """After Record to End: how many predictions it passed without asking, in the output."""
+        passed = self.coach.take_passed() if self.coach else []
+        if passed:
+            self._transcript().add_message(
+                tr("Record to End skipped {n} prediction(s) without asking, on line(s) {lines}: step through the "
+                   "lesson (F10) to be asked", n=len(passed), lines=", ".join(str(p.line) for p in passed)))
 
     def _judge_prediction(self) -> None:
         """The line a prediction waited for has run: ask the lesson whether the answer was right."""
@@ -669,6 +717,7 @@ class MainWindow(QMainWindow):
         prediction = self.coach.question_at(snapshot, snapshot.get("file", ""))
         if prediction is not None:
             self.prediction_bar.ask(prediction)
+            self._show_state()
             self.session.set_breakpoints(str(self.path), self._breakpoints())  # asked once per run
 
     def _show_progress(self) -> None:
@@ -737,6 +786,7 @@ class MainWindow(QMainWindow):
         previous = self.run.live
         self.run.add_pause(snapshot)
         if snapshot.get("recording"):
+            self._ask_prediction(snapshot)  # not asked while recording: counted as passed
             return  # recorded for the timeline; the panels show the pause the recording ends at
         # The "just ran" arrow only after a step: after a continue or run to cursor, the last pause's
         # line is not the line that ran last.
@@ -750,6 +800,7 @@ class MainWindow(QMainWindow):
         if previous is not None and previous.get("recording"):
             # The recording ends here: the panels skipped its pauses' graph changes, so they get the whole graph.
             self._show_live_graph()
+            self._say_passed_predictions()
         else:
             self._apply_graph(snapshot.get("graph"))
         # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
@@ -855,6 +906,7 @@ class MainWindow(QMainWindow):
         self.stack_view.clear()
         self._pending.clear()
         self.prediction_bar.dismiss()
+        self._say_passed_predictions()
         if self.coach is not None and ended.checks:
             for result in self.coach.check_results(ended.checks):
                 self._transcript().add_message(check_text(result),
@@ -1051,6 +1103,8 @@ class MainWindow(QMainWindow):
         run = self.run
         self.status.show_run(self.session.state, run.live if run else None, run.ended if run else None,
                              self.path is not None, run.live_index + 1 if run and run.history is not None else None)
+        if self.session.state == PAUSED and self.prediction_bar.prediction is not None:
+            self.state_label.setText(tr(QUESTION_WAITS))
 
     def _update_actions(self) -> None:
         """Enable and label the run actions for the session's state.

@@ -3,7 +3,8 @@
 Features
 --------
 * Shown when the run pauses on a line that ends with ``# predict: EXPR``: a free answer
-  (Enter runs the line) or one button per choice; "Skip" goes on without answering.
+  (Enter runs the line) or one button per choice; "Skip" (or Esc) goes on without answering.
+  Nothing else passes over an open question: the window's step keys wait for an answer or a skip.
 * After the line ran, the verdict: right, or what the value is instead, and a pointer to the
   notes that explain it.
 * In the interface's language (:mod:`app.i18n`), following View > Language.
@@ -11,7 +12,8 @@ Features
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from app.coach import CheckResult, Verdict
@@ -30,7 +32,7 @@ TEXTS = {
                 "The notes explain why."),
     "failed": N_("<code>{expr}</code> could not be evaluated here: {value}"),
     "run_tip": N_("Run this line (as Step Over does), then see whether your answer was right (Enter)"),
-    "skip_tip": N_("Go on without predicting; the line does not run yet"),
+    "skip_tip": N_("Go on without predicting (Esc); the line does not run yet"),
     "check_passed": N_("Try it {n}: ✓ done ({expr})"),
     "check_not_yet": N_("Try it {n}: ✗ not yet ({expr} is false)"),
     "check_failed": N_("Try it {n}: the check {expr} raised {error}"),
@@ -59,8 +61,8 @@ class PredictionBar(QFrame):
 
     answered = Signal(str)
     """The learner answered (free text or a choice): run the line, then judge it."""
-    skipped = Signal()
-    """The learner chose to go on without predicting."""
+    skipped = Signal(object)
+    """The learner chose to go on without predicting the :class:`~app.lesson_format.Prediction` asked."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,6 +103,10 @@ class PredictionBar(QFrame):
         self.run_button.clicked.connect(self._on_run_button_clicked)
         self.skip_button.clicked.connect(self._on_skip_button_clicked)
         self.close_button.clicked.connect(self.dismiss)
+        # Esc anywhere in the window skips, so a learner at the keyboard need not reach for the mouse.
+        self._skip_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._on_skip_button_clicked,
+                                        context=Qt.ShortcutContext.WindowShortcut)
+        self._skip_shortcut.setEnabled(False)
         self._retranslate()
         self.hide()
 
@@ -124,6 +130,10 @@ class PredictionBar(QFrame):
         self.answer_edit.clear()
         self._retranslate()
         self.show()
+        self.focus_answer()
+
+    def focus_answer(self) -> None:
+        """Put the keyboard focus where the open question is answered."""
         (self._choice_buttons[0] if self._choice_buttons else self.answer_edit).setFocus()
 
     def show_verdict(self, verdict: Verdict) -> None:
@@ -157,6 +167,7 @@ class PredictionBar(QFrame):
         self.answer_edit.setVisible(free)
         self.run_button.setVisible(free)
         self.skip_button.setVisible(prediction is not None)
+        self._skip_shortcut.setEnabled(prediction is not None)
         self.close_button.setVisible(prediction is None and verdict is not None)
         self.question.setVisible(prediction is not None)
         if prediction is not None:
@@ -173,5 +184,8 @@ class PredictionBar(QFrame):
             self.answered.emit(answer)
 
     def _on_skip_button_clicked(self) -> None:
+        prediction = self.prediction
+        if prediction is None or not self.isVisible():
+            return
         self.dismiss()
-        self.skipped.emit()
+        self.skipped.emit(prediction)
