@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QTabBar, QToolBar
+from PySide6.QtWidgets import QTabBar, QToolBar, QToolButton
 
 from app.workspace import LESSONS_DIR
 from widgets.main_window import MIN_HEIGHT, MIN_WIDTH, MainWindow
@@ -29,15 +29,12 @@ def in_window(widget) -> QRect:
     return QRect(widget.mapTo(widget.window(), widget.rect().topLeft()), widget.size())
 
 
-def graph_share(window: MainWindow) -> float:
-    graph = window.docks["graph"].widget()
-    return graph.width() * graph.height() / (window.width() * window.height())
-
-
 def assert_teaching_layout(window: MainWindow) -> None:
+    """Code and graph side by side, the graph a third of the width and over half the height (the output under it)."""
     graph, code = window.docks["graph"].widget(), window.code_view
     assert graph.isVisible() and code.isVisible()
-    assert graph_share(window) >= 1 / 3, (window.size(), graph.size(), code.size())
+    assert graph.width() >= window.width() / 3 and graph.height() >= window.height() / 2, (
+        window.size(), graph.size(), code.size())
     graph_rect, code_rect = in_window(graph), in_window(code)
     assert not graph_rect.intersects(code_rect)
     assert code_rect.right() < graph_rect.left()  # side by side: the code on the left
@@ -70,7 +67,7 @@ def test_reset_layout_brings_the_teaching_layout_back(qtbot, make_window):
     window.reset_layout()
     qtbot.waitUntil(lambda: assert_teaching_layout(window))
     assert not window.docks["graph"].isFloating() and window.docks["variables"].isVisible()
-    assert window.dockWidgetArea(window.docks["console"]) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert window.dockWidgetArea(window.docks["console"]) == Qt.DockWidgetArea.RightDockWidgetArea  # under the graph
 
 
 def test_the_window_cannot_shrink_below_its_minimum(make_window):
@@ -231,3 +228,37 @@ def test_backward_results_come_into_sight_in_the_short_panel_at_1280(qtbot, make
     panel.grad_button.click()
     qtbot.waitUntil(lambda: panel.results_title.text() == "torch.autograd.grad" and panel.table.rowCount() == 1)
     qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))
+
+
+def assert_columns_readable(window: MainWindow) -> None:
+    """The graph's drawing has a third of the window's width; the code and the notes are not crushed."""
+    width = window.width()
+    assert window.graph_view.width() >= width / 3, (window.size(), window.graph_view.size())
+    assert window.centralWidget().width() >= width / 3, (window.size(), window.centralWidget().size())
+    assert window.notes_view.width() >= 180, window.notes_view.size()
+
+
+def toolbar_folded(window: MainWindow) -> bool:
+    """Whether the run toolbar put buttons into its "»" extension menu."""
+    extension = window.toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
+    return extension is not None and extension.isVisible()
+
+
+def test_the_graph_keeps_a_third_of_the_width_after_resizes_and_restarts_at_other_sizes(qtbot, make_window):
+    """1920×1080 shrunk to 1280×800 left the graph 158 px wide (Qt took the width from the docks, and
+    the window took it once more from the graph), and a layout saved then came back as crushed."""
+    window = make_window(1920, 1080)
+    qtbot.waitUntil(lambda: assert_columns_readable(window))
+    for size in [(1280, 800), (MIN_WIDTH, MIN_HEIGHT), (1600, 1000), (1920, 1080), (1280, 800)]:
+        window.resize(*size)
+        qtbot.waitUntil(lambda s=size: window.size().toTuple() == s)
+        assert_columns_readable(window)
+        if size == (1280, 800):
+            assert not toolbar_folded(window)
+    window.resize(1920, 1080)
+    window.close()  # saves the layout
+    for size in [(1280, 800), (MIN_WIDTH, MIN_HEIGHT), (1600, 1000)]:
+        again = make_window(*size)
+        qtbot.waitUntil(lambda w=again: assert_columns_readable(w) is None)
+        assert not (size == (1280, 800) and toolbar_folded(again))
+        again.close()

@@ -2,10 +2,12 @@
 
 Features
 --------
-* The teaching layout: the code and the graph side by side, the graph full height with the
-  larger share (and every pixel of extra width); lessons and notes tabbed on the left; the
-  variables (tabbed with backward, inspector, call stack) and the output (with watch) in a
-  strip under the code. View > Fold / Unfold All Notes for the code view's notes cells.
+* The teaching layout: the code and the graph side by side, the graph's column with the
+  larger share (and every pixel of extra width), never less than a third of the window after a
+  resize or a layout restored from another size; lessons and notes tabbed on the left; the
+  variables (tabbed with backward, inspector, call stack) in a strip under the code; the output
+  (with watch) under the graph, as wide as it, so a printed line is read whole.
+  View > Fold / Unfold All Notes for the code view's notes cells.
 * Docks with stable object names (lessons, notes, variables, inspector, console, stack,
   watch, graph, backward), each toggled from the View menu; layout and geometry saved on
   close and restored on start; View > Reset Layout; a minimum size that crushes no panel.
@@ -75,16 +77,19 @@ from widgets.window_actions import HISTORY_ACTIONS, RUN_ACTIONS, add_actions, ic
 AUTOSAVE_MS = 1500
 #: ...and at least this often while typing goes on, so a crash loses at most these last seconds.
 AUTOSAVE_MAX_MS = 4000
-#: Shares of the window in the default layout: the graph's column, the lessons/notes column,
-#: the bottom strip's height, and the variables' part of that strip.
-GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE, VARIABLES_SHARE = 0.41, 0.15, 0.32, 0.75
+#: Shares of the window in the default layout: the graph's column (the output under the graph
+#: is as wide), the lessons/notes column, and the height of the bottom strip and of the output.
+GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE = 0.41, 0.15, 0.32
 MIN_BOTTOM_HEIGHT = 220
+#: After a resize or a layout restored at another size, the columns narrower than these shares of the
+#: window (or the lessons column narrower than MIN_LESSONS_WIDTH) get the default layout's widths back.
+MIN_GRAPH_SHARE, MIN_CODE_SHARE = 0.36, 0.33
 #: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
 MIN_LESSONS_WIDTH = 190
 #: Below this the panels crush: code and graph lose their lines, the variables their grad columns.
 MIN_WIDTH, MIN_HEIGHT = 1120, 700
 #: Bumped when the default layout changes, so a layout saved by an older version is not restored.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 #: What the status bar says while a prediction waits for its answer (a step would pass it unanswered).
 QUESTION_WAITS = N_("Predict first: answer the question above (Enter), or skip it (Esc); the line has not run yet")
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
@@ -209,7 +214,8 @@ class MainWindow(QMainWindow):
     def _build_docks(self) -> None:
         left, right, bottom = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                                Qt.DockWidgetArea.BottomDockWidgetArea)
-        # The graph takes the whole right side, top to bottom; the bottom strip runs under the code.
+        # The graph and the output under it take the right side, top to bottom; the bottom strip runs
+        # under the code. The output shares the graph's width: in the strip it got a sixth of the window.
         self.setCorner(Qt.Corner.BottomRightCorner, right)
         self.setCorner(Qt.Corner.TopRightCorner, right)
         self.setCorner(Qt.Corner.BottomLeftCorner, bottom)
@@ -228,14 +234,14 @@ class MainWindow(QMainWindow):
             ("graph", self.graph_view, right),
             ("variables", self.variables_view, bottom),
             ("backward", self.backward_panel, bottom),
-            ("console", self.console, bottom),
+            ("console", self.console, right),
             ("inspector", self.inspector, bottom),
             ("stack", self.stack_view, bottom),
-            ("watch", self.watch_view, bottom),
+            ("watch", self.watch_view, right),
         )}
         docks = self.docks
         self.tabifyDockWidget(docks["lessons"], docks["notes"])
-        self.splitDockWidget(docks["variables"], docks["console"], Qt.Orientation.Horizontal)
+        self.splitDockWidget(docks["graph"], docks["console"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(docks["variables"], docks["backward"])
         self.tabifyDockWidget(docks["variables"], docks["inspector"])
         self.tabifyDockWidget(docks["variables"], docks["stack"])
@@ -250,13 +256,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([docks["lessons"], docks["graph"]],
                          [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
                          Qt.Orientation.Horizontal)
-        self.resizeDocks([docks["variables"]], [max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)],
-                         Qt.Orientation.Vertical)
-        self.layout().activate()  # now, not at the next event loop pass: the strip's width depends on it
-        strip = width - docks["graph"].width()
-        self.resizeDocks([docks["variables"], docks["console"]],
-                         [int(strip * VARIABLES_SHARE), int(strip * (1 - VARIABLES_SHARE))], Qt.Orientation.Horizontal)
-        self.layout().activate()
+        strip = max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)
+        self.resizeDocks([docks["variables"], docks["console"]], [strip, strip], Qt.Orientation.Vertical)
+        self.layout().activate()  # now, not at the next event loop pass: a resize soon after reads these sizes
 
     def _build_actions(self) -> None:
         add_actions(self)
@@ -1202,6 +1204,9 @@ class MainWindow(QMainWindow):
             self._sized = True
             if settings.get("window/state").isEmpty():
                 self._size_docks()
+            else:  # a layout saved at another size: Qt fits it by crushing whichever column it meets first
+                self.layout().activate()
+                self._uncrush_columns()
             self._hide_stale_tab_bars()
 
     def _hide_stale_tab_bars(self) -> None:
@@ -1216,12 +1221,40 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        # Qt gives a wider window's extra width to the code; the graph is what needs it.
+        # Qt gives a wider window's extra width to the code; the graph is what needs it. A narrower
+        # window Qt takes from the docks until the code is at its minimum: the graph or the notes crush.
         grown = event.size().width() - event.oldSize().width()
         graph = self.docks["graph"]
-        if self._sized and event.oldSize().isValid() and grown and graph.isVisible() and not graph.isFloating():
+        if not (self._sized and event.oldSize().isValid() and graph.isVisible() and not graph.isFloating()):
+            return
+        if grown > 0:
             self.resizeDocks([graph], [graph.width() + grown], Qt.Orientation.Horizontal)
             self.layout().activate()
+        self._uncrush_columns()
+        strip = max(int(self.height() * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)
+        if event.size().height() < event.oldSize().height() and self.docks["variables"].height() > strip:
+            # Qt takes a shorter window's height from the code; the strip (and the output beside it) give theirs.
+            self.resizeDocks([self.docks["variables"], self.docks["console"]], [strip, strip], Qt.Orientation.Vertical)
+            self.layout().activate()
+
+    def _uncrush_columns(self) -> None:
+        """Give the columns the default layout's widths when the graph, the code or the lessons column is crushed.
+
+        A layout the learner arranged stays as long as no column is narrower than its minimum
+        (:data:`MIN_GRAPH_SHARE`, :data:`MIN_CODE_SHARE`, :data:`MIN_LESSONS_WIDTH`).
+        """
+        width, graph = self.width(), self.docks["graph"]
+        left = [dock for dock in (self.docks["lessons"], self.docks["notes"])  # a tab behind another has no region
+                if not dock.visibleRegion().isEmpty() and not dock.isFloating()
+                and self.dockWidgetArea(dock) == Qt.DockWidgetArea.LeftDockWidgetArea]
+        if graph.isFloating() or not graph.isVisible() or not (
+                graph.width() < width * MIN_GRAPH_SHARE or self.centralWidget().width() < width * MIN_CODE_SHARE
+                or any(dock.width() < MIN_LESSONS_WIDTH for dock in left)):
+            return
+        docks = [*left[:1], graph]
+        sizes = [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH)] * len(left[:1]) + [int(width * GRAPH_SHARE)]
+        self.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
+        self.layout().activate()
 
     def _restore_layout(self) -> None:
         geometry = settings.get("window/geometry")
