@@ -2,7 +2,8 @@
 
 The process is a fresh interpreter (``python -m app.lesson.runner``), never a fork of the
 app, so it inherits no Qt or torch threads, and it leads its own process group, so that
-killing the group ends whatever the lesson started (subprocesses, workers, forks). Its
+killing the group ends whatever the lesson started (subprocesses, workers, forks); what
+left the group (``os.setsid()``, a double fork) is found by ancestry (:mod:`app.process_tree`). Its
 messages travel on a pipe of their own; its fd 1 and fd 2 are plain pipes, read as the
 lesson's stdout and stderr. Reader threads turn the pipes into callbacks; nothing here
 ever blocks the caller on the lesson.
@@ -34,6 +35,7 @@ from typing import Any
 
 from app import messages as m
 from app.i18n import N_
+from app.process_tree import end_descendants, wait_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 #: How long the readers of fd 1 and fd 2 may go on after the process died (a grandchild
@@ -124,14 +126,23 @@ class LessonProcess:
         return True
 
     def kill(self) -> None:
-        """End the process and its whole process group now, whatever they are doing (a long C call included)."""
+        """End the process and all it started now, whatever they are doing (a long C call included).
+
+        The lesson process is stopped first, so that it starts nothing more while its
+        descendants, those that left its group included, are found and killed; it holds the
+        orphaned ones as their subreaper (see :mod:`app.process_tree`) until it dies last.
+        """
+        if os.name == "posix" and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGSTOP)
+            end_descendants(self.process.pid)
         self.kill_group()
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
 
     def kill_group(self) -> None:
-        """SIGKILL every process of the lesson's group: what the lesson started dies with the run.
+        """SIGKILL every process of the lesson's group and wait (bounded) until they are gone:
+        what the lesson started dies with the run, before the run is said to have ended.
 
         The group's id is the lesson process's pid, which stays reserved while any member
         lives, even after the lesson process itself has been reaped.
@@ -141,7 +152,8 @@ class LessonProcess:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
-            pass  # the group is already empty
+            return  # the group is already empty
+        wait_group_gone(self.process.pid)
 
     def alive(self) -> bool:
         return self.process.poll() is None

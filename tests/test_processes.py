@@ -40,6 +40,46 @@ CHILDREN = {
 }
 
 
+#: Lessons whose descendant leaves the lesson's process group, print its pid and stop at the line marked "here".
+DETACHED = {
+    "fork-setsid": """
+    import os
+    import time
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        time.sleep(60)
+        os._exit(0)
+    print(pid, flush=True)
+    here = 1
+    """,
+    "double-fork": """
+    import os
+    import time
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(write, str(os.getpid()).encode())
+            time.sleep(60)
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print(os.read(read, 32).decode(), flush=True)
+    here = 1
+    """,
+    "popen-new-session": """
+    import subprocess
+    child = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    print(child.pid, flush=True)
+    here = 1
+    """,
+}
+
+STARTED = {**CHILDREN, **DETACHED}
+
+
 def gone(pid: int) -> bool:
     """Whether ``pid`` no longer runs (a zombie waiting for a reaper counts as gone)."""
     try:
@@ -70,16 +110,16 @@ def children_at_pause(session, events, path: str) -> list[int]:
     return pids
 
 
-@pytest.mark.parametrize("kind", CHILDREN)
+@pytest.mark.parametrize("kind", STARTED)
 def test_stop_ends_every_process_the_lesson_started(session, events, lesson, kind):
-    pids = children_at_pause(session, events, lesson(CHILDREN[kind]))
+    pids = children_at_pause(session, events, lesson(STARTED[kind]))
     session.stop()
     assert gone_within(pids, 1.0)
 
 
-@pytest.mark.parametrize("kind", CHILDREN)
+@pytest.mark.parametrize("kind", STARTED)
 def test_closing_ends_every_process_the_lesson_started(session, events, lesson, kind):
-    pids = children_at_pause(session, events, lesson(CHILDREN[kind]))
+    pids = children_at_pause(session, events, lesson(STARTED[kind]))
     session.close()
     assert gone_within(pids, 1.0)
 
@@ -93,6 +133,21 @@ def test_the_end_of_a_run_ends_the_processes_it_started(session, events, lesson)
     session.start(path, stop_on_entry=False)
     assert events.end().status == "ok"
     assert gone_within([int(events.output("stdout"))], 1.0)
+
+
+@pytest.mark.parametrize("kind", DETACHED)
+def test_the_end_of_a_run_ends_what_the_lesson_started_however_it_detached(session, events, lesson, kind):
+    session.start(lesson(DETACHED[kind]), stop_on_entry=False)
+    assert events.end().status == "ok"
+    assert gone_within([int(word) for word in events.output("stdout").split()], 1.0)
+
+
+@pytest.mark.parametrize("kind", ["subprocess", "popen-new-session"])
+def test_a_run_has_ended_only_once_what_it_started_is_gone(session, events, lesson, kind):
+    session.start(lesson(STARTED[kind]), stop_on_entry=False)
+    assert events.end().status == "ok"
+    pids = [int(word) for word in events.output("stdout").split()]
+    assert pids and all(map(gone, pids))  # the end waited for them: no grace period
 
 
 def test_stopping_a_run_spares_the_warm_spare(events, lesson):

@@ -36,6 +36,7 @@ from app.i18n import N_
 from app.lesson import hooks as lesson_hooks
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphBasis, GraphTracker
+from app.lesson.bounded_repr import timed
 from app.lesson.engine_reads import engine_reads, learner_code
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
@@ -43,6 +44,7 @@ from app.lesson.predictions import judge, passed, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, untrace_imports
 from app.pause_delta import PauseCompressor
+from app.process_tree import become_subreaper, end_descendants
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
@@ -174,6 +176,11 @@ def _wait_until_text_is_read() -> None:
             time.sleep(0.0002)
 
 
+def _exception_lines(exc: BaseException) -> str:
+    """The last lines of a traceback, as Python prints them for ``exc`` (its ``__str__`` is the lesson's code)."""
+    return "".join(traceback.format_exception_only(type(exc), exc))
+
+
 def _no_input(prompt: object = "") -> str:
     raise RuntimeError(NoInput.MESSAGE)
 
@@ -227,7 +234,8 @@ class LessonRunner:
 
         while True:
             message = self.channel.receive()
-            if message is None:  # the app went away: nothing left to serve
+            if message is None:  # the app went away: nothing left to serve, nothing the lesson started may stay
+                end_descendants(os.getpid())
                 os._exit(0)
             self.inbox.put(message)
             if isinstance(message, (m.Pause, m.SetBreakpoints)) and not self.paused and self.tracer:
@@ -395,14 +403,15 @@ class LessonRunner:
                 user_tb.append((tb.tb_frame, tb.tb_lineno))
             tb = tb.tb_next
         summary = traceback.extract_tb(exc.__traceback__)
+        message = timed(str, exc)  # the lesson's __str__: bounded as a repr is
         error = {
             "type": type(exc).__name__,
-            "message": str(exc),
+            "message": message,
             "line": user_tb[-1][1] if user_tb else None,
             "traceback": [{"file": s.filename, "line": s.lineno, "function": s.name, "text": s.line}
                           for s in summary if self.tracer.is_user_code_file(s.filename)],
         }
-        sys.stderr.write("".join(traceback.format_exception_only(type(exc), exc)))
+        sys.stderr.write(timed(_exception_lines, exc))
         self._flush()
         if user_tb:
             self.frames = list(reversed(user_tb))
@@ -766,6 +775,7 @@ def _open_channel() -> Channel:
 def main() -> None:
     """Entry point of the lesson process."""
     channel = _open_channel()
+    become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_tree)
     sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
     sys.stderr = sys.__stderr__ = lesson_stream(2, "<stderr>", "backslashreplace")
     faulthandler.enable(file=sys.__stderr__)
@@ -787,6 +797,7 @@ def main() -> None:
     if runner.forked:  # a forked child that ran to the end of the lesson: it has no app to tell
         runner._flush()
         os._exit(0)
+    end_descendants(os.getpid())  # before the app hears of the end: once we exit, the detached ones are init's
     channel.send(ended)
     channel.outbound.flush()
     # Skip interpreter teardown: the lesson's threads and atexit handlers must not hang us.
