@@ -79,7 +79,7 @@ class Run:
     def add_output(self, stream: str, text: str) -> None:
         """The lesson wrote ``text`` to ``stream``."""
         self.output_since_pause.append((stream, text))
-        self.transcript.add_output(stream, text)
+        self.transcript.add_output(stream, text, self.live_index + 1)  # printed before the next step
         if self.history is not None:
             self.history.add_output(stream, text)
 
@@ -193,6 +193,7 @@ class Run:
         if self.history is None:
             return -1
         index = self.history.add_pause(snapshot, mark)
+        self.transcript.step = index  # what the console says from now on, it says at this step
         if mark:
             self.marks[index] = mark
         first = self.history.dropped_before

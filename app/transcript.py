@@ -2,8 +2,9 @@
 
 The console view shows a :class:`Transcript` and redraws it whole when it is shown again
 (back from a past step, for one), so nothing written to the console is lost by looking at
-the past. A transcript keeps at most ``limit`` characters; past that the oldest entries go
-and :attr:`Transcript.dropped` counts them.
+the past. Each entry belongs to a step of the run (:attr:`Transcript.step`), so a past step
+shows what the console held then (:meth:`Transcript.until`). A transcript keeps at most
+``limit`` characters; past that the oldest entries go and :attr:`Transcript.dropped` counts them.
 """
 
 from __future__ import annotations
@@ -46,12 +47,16 @@ class Transcript:
         self.dropped = 0
         self.listeners: list[Callable[[Entry | None], None]] = []
         """Called with each new entry, and with None when the transcript was cleared."""
+        self.step = 0
+        """The step of the run new entries belong to (the run moves it on at each step it records)."""
+        self._steps: deque[int] = deque()  # each entry's step
         self._chars = 0
 
-    def add_output(self, stream: str, text: str) -> None:
-        """The lesson wrote ``text`` to ``stream`` ("stdout", "stderr" or "native")."""
+    def add_output(self, stream: str, text: str, step: int | None = None) -> None:
+        """The lesson wrote ``text`` to ``stream`` ("stdout", "stderr" or "native"), before step ``step``
+        (by default :attr:`step`)."""
         if text:
-            self._add(("output", stream, text))
+            self._add(("output", stream, text), step)
 
     def add_message(self, text: str, kind: str = "info") -> None:
         """A message of the app's own: ``kind`` is "info", "error" or "success"."""
@@ -69,9 +74,20 @@ class Transcript:
         """The answer to ``expression``: ``{"ok": True, "value"}`` or ``{"ok": False, "error"}``."""
         self._add(("result", expression, result))
 
+    def until(self, step: int, heading: str) -> Transcript:
+        """What the transcript held at step ``step`` (no entry of a later step), under the message ``heading``."""
+        past = Transcript(self.limit)
+        past.add_message(heading)
+        past.dropped = self.dropped
+        for entry, entry_step in zip(self.entries, self._steps, strict=True):
+            if entry_step <= step:
+                past._add(entry)
+        return past
+
     def clear(self) -> None:
         """Forget everything written so far (the console's Clear)."""
         self.entries.clear()
+        self._steps.clear()
         self._chars = 0
         self.dropped = 0
         self._tell(None)
@@ -89,11 +105,13 @@ class Transcript:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def _add(self, entry: Entry) -> None:
+    def _add(self, entry: Entry, step: int | None = None) -> None:
         self.entries.append(entry)
+        self._steps.append(self.step if step is None else step)
         self._chars += _size(entry)
         while self._chars > self.limit and len(self.entries) > 1:
             self._chars -= _size(self.entries.popleft())
+            self._steps.popleft()
             self.dropped += 1
         self._tell(entry)
 

@@ -262,3 +262,30 @@ def test_the_graph_keeps_a_third_of_the_width_after_resizes_and_restarts_at_othe
         qtbot.waitUntil(lambda w=again: assert_columns_readable(w) is None)
         assert not (size == (1280, 800) and toolbar_folded(again))
         again.close()
+
+
+def fits(label) -> bool:
+    """Whether all of ``label``'s wrapped text shows: visible, tall enough, and inside its window."""
+    return (label.isVisible() and label.height() >= label.heightForWidth(label.width())
+            and label.window().rect().contains(in_window(label)))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_selected_variable_shows_value_shape_dtype_and_grad_state_at_1280(qtbot, make_window, language):
+    """At 1280×800 the Value column was cut and shape and dtype lay off-screen, to the right."""
+    lesson = LESSONS_DIR / "01_dynamic_graphs.py"
+    window = make_window(1280, 800, lesson)
+    window.set_language(language)
+    run_to(qtbot, window, code_line(lesson, 'print("c.grad_fn:"'))
+    tree, details = window.variables_view.tree, window.variables_view.details
+    row = next(r for r in range(tree.model().rowCount()) if tree.model().index(r, 0).data() == "c")
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
+                     pos=tree.visualRect(tree.model().index(row, 0)).center())
+    qtbot.waitUntil(lambda: details.text().startswith("c = tensor[3] f32 μ="))
+    value = tree.model().index(row, 1).data()
+    assert tree.header().sectionViewportPosition(1) + tree.header().sectionSize(1) > tree.viewport().width()
+    assert value in details.text()  # the cut value, whole
+    for fact in ("shape\u00a0[3]", "dtype\u00a0float32", "requires_grad\u00a0True", "is_leaf\u00a0False",
+                 "grad_fn\u00a0ExpBackward0", "_version\u00a00"):
+        assert fact in details.text()
+    qtbot.waitUntil(lambda: fits(details))  # the strip lays the grown label out at the next pass

@@ -132,6 +132,45 @@ def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot,
     assert "nothing changed" not in window.time_travel.last_comparison
 
 
+def test_a_past_step_before_a_backward_result_does_not_show_that_result(qtbot, window_on):
+    """The Backward panel kept showing a.grad's new values on the steps before backward() ran."""
+    window = window_on("import torch\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = (a * a).sum()\n"
+                       "c = 1\nd = 2\n")
+    window.code_view.go_to_line(4)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 4)
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.findText("b") >= 0)
+    panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
+    with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
+        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() > 0)
+    assert panel.table.isVisibleTo(panel) and panel.results_title.isVisibleTo(panel)
+    result_step = window.run.live_index + 1
+    window.act_step_back.trigger()  # the pause before backward() ran
+    assert not panel.table.isVisibleTo(panel) and not panel.results_title.isVisibleTo(panel)
+    assert f"computed at step {result_step}, after the step in view" in panel.state_label.text()
+    window.go_live()
+    assert panel.table.isVisibleTo(panel) and panel.results_title.isVisibleTo(panel) and panel.table.rowCount() > 0
+    assert "computed at step" not in panel.state_label.text()
+
+
+def test_a_past_step_shows_what_the_output_pane_held_at_that_step(qtbot, window):
+    """The Output pane of a past step held only the lesson's prints: "▶ Running" and the console's
+    answers of that step were gone, and later answers never belong there."""
+    step_n(qtbot, window, 3)
+    type_in_console(qtbot, window, "40 + 1")
+    qtbot.waitUntil(lambda: "41" in window.console.output.toPlainText())
+    live = window.console.output.toPlainText()
+    assert "▶ Running loop.py" in live
+    window.act_step_back.trigger()
+    shown = window.console.output.toPlainText()
+    assert "Output up to step 2" in shown and "▶ Running loop.py" in shown
+    assert "41" not in shown  # typed at step 3
+    window.go_live()
+    assert window.console.output.toPlainText() == live
+
+
 def type_in_console(qtbot, win, text):
     win.console.input.setText(text)
     with qtbot.waitSignal(win.bridge.replied, timeout=30_000):

@@ -96,6 +96,8 @@ OFF_TEXT = {
     "stopped": N_("The lesson is not running: start it (F5) and step to a line, then backward() "
                   "and autograd.grad run in the paused frame."),
 }
+LATER_TEXT = N_("The result of the live step was computed at step {step}, after the step in view: "
+                "Go to Live to see it again.")
 FREED_NOTE = N_("the graph's saved tensors were freed: a second backward needs retain_graph=True")
 PREVIEW_NOTE = N_("preview: nothing changed in the lesson; Run backward() would add these to .grad")
 EARLIER_TEXT = N_("From an earlier pause: the graph and the .grad values it shows have not changed since.")
@@ -190,6 +192,8 @@ class BackwardPanel(QWidget):
         self._why_off = "running"
         self._stale_kind = "preview"  # what the cleared result was
         self._shown: tuple[str, Mapping[str, Any]] | None = None  # the result on screen, to show it again
+        self._result_step: int | None = None  # the run's step the result belongs to
+        self._hidden_for_past: dict[QWidget, bool] | None = None  # while a past step hides a later result
         self._freshness: tuple[str, str | None] | None = None  # ("stale", reason) or ("earlier", None)
 
         self.state_label = QLabel()
@@ -504,7 +508,7 @@ class BackwardPanel(QWidget):
             self._drop_if_stale(self._basis.after_graph(diff.get("removed", []), diff.get("roots"),
                                                         diff.get("updated", [])))
 
-    def show_result(self, kind: str, result: Mapping[str, Any]) -> None:
+    def show_result(self, kind: str, result: Mapping[str, Any], step: int | None = None) -> None:
         """Show what a request did.
 
         Parameters
@@ -513,7 +517,11 @@ class BackwardPanel(QWidget):
             The request that produced ``result``.
         result : dict
             The dict :class:`app.lesson.autograd_actions.AutogradActions` returned for it.
+        step : int, optional
+            The run's step (history index) the result belongs to; a past step before it hides it
+            (:meth:`show_past`).
         """
+        self._result_step = step
         error = result.get("error")
         self.card.setVisible(error is not None)
         if error is not None:
@@ -566,7 +574,7 @@ class BackwardPanel(QWidget):
         """Set every text again in the current language: the form, the result on screen, the replay."""
         self._texts.apply()
         self._show_root()
-        self.state_label.setText("" if self._paused else tr(OFF_TEXT.get(self._why_off, OFF_TEXT["running"])))
+        self._show_off_text()
         self.card.retranslate()
         if self._shown is not None:
             self._show_texts(*self._shown)
@@ -575,6 +583,26 @@ class BackwardPanel(QWidget):
         self._on_speed_slider_value_changed(self.speed_slider.value())
         self._set_playing(self.is_playing())
         self._describe_position()
+
+    def show_past(self, step: int | None) -> None:
+        """Show the result as it was at step ``step`` of the run (None: the live step).
+
+        A result computed at a later step than the one in view is not that step's: it is hidden,
+        and the panel says at which step it came; the live step shows it again as it was.
+        """
+        later = step is not None and self._shown is not None and self._result_step is not None \
+            and step < self._result_step
+        if later and self._hidden_for_past is None:
+            widgets = (self.card, self.freshness_label, self.results_title, self.table, self.notes, self.replay_bar)
+            self._hidden_for_past = {widget: widget.isVisibleTo(self) for widget in widgets}
+            self._set_playing(False)
+            for widget in widgets:
+                widget.hide()
+        elif not later and self._hidden_for_past is not None:
+            for widget, visible in self._hidden_for_past.items():
+                widget.setVisible(visible)
+            self._hidden_for_past = None
+        self._show_off_text()
 
     def clear(self) -> None:
         """Forget the snapshot, the graph, the results and the replay."""
@@ -617,9 +645,16 @@ class BackwardPanel(QWidget):
         elif self._basis is not None and paused and self._basis.earlier:
             self._show_earlier()
         self._why_off = why
-        self.state_label.setText("" if paused else tr(OFF_TEXT.get(why, OFF_TEXT["running"])))
-        self.state_label.setVisible(not paused)
+        self._show_off_text()
         self._update_buttons()
+
+    def _show_off_text(self) -> None:
+        """Why requests are off (nothing while paused), and where a hidden later result came from."""
+        text = "" if self._paused else tr(OFF_TEXT.get(self._why_off, OFF_TEXT["running"]))
+        if self._hidden_for_past is not None:
+            text += " " + tr(LATER_TEXT, step=self._result_step + 1)
+        self.state_label.setText(text)
+        self.state_label.setVisible(bool(text))
 
     def replay_position(self) -> int:
         """The index of the replay step shown: -1 before the first, ``len(replay)`` once finished."""
@@ -881,8 +916,10 @@ class BackwardPanel(QWidget):
         self.freshness_label.show()
 
     def _clear_result(self) -> None:
+        self.show_past(None)  # a result hidden for a past step is shown again before it goes
         self._basis = None
         self._shown = None
+        self._result_step = None
         self.card.hide()
         self._fill_rows("", (), [])
         self._show_notes([])

@@ -844,15 +844,14 @@ class MainWindow(QMainWindow):
         self.graph_view.set_graph(snapshot["graph_full"])
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
         self.backward_panel.set_enabled_for_state(False, "past")
+        self.backward_panel.show_past(index)
         ended = self.run is not None and self.run.is_over
         self.console.set_input_enabled(False, "ended" if ended else "past")
         self.prediction_bar.hide()  # its question and verdict are the live step's: back with it
-        past = Transcript()
         back = tr("goes back to the end of the run") if ended else tr("goes back to live")
-        past.add_message(tr("Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=back))
-        for stream, text in snapshot["output"]:
-            past.add_output(stream, text)
-        self.console.set_transcript(past)
+        # what the Output pane held at that step: the lesson's output, the app's messages and verdicts
+        self.console.set_transcript(self.run.transcript.until(
+            index, tr("Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=back)))
         if self._inspected in snapshot["vars"]:
             self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
         self.status.show_past(snapshot, index, live, ended)
@@ -864,6 +863,7 @@ class MainWindow(QMainWindow):
         self.console.set_transcript(run.transcript)
         bar = self.prediction_bar
         bar.setVisible(bar.prediction is not None or bar.verdict is not None)
+        self.backward_panel.show_past(None)
         self._show_live_graph()
         if snapshot is not None:
             live = self.session.state == PAUSED and not run.is_over
@@ -987,7 +987,8 @@ class MainWindow(QMainWindow):
 
     def _after_action(self, kind: str, result: dict[str, Any]) -> None:
         """Show an autograd action's result, and the frame as the action left it."""
-        self.backward_panel.show_result(kind, result)
+        # the step it belongs to: a change of the frame is a step of its own (recorded below)
+        self.backward_panel.show_result(kind, result, self.run.live_index + (1 if "vars" in result else 0))
         if "vars" in result:
             self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
             self.backward_panel.set_snapshot(result["vars"])

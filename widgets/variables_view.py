@@ -16,6 +16,8 @@ Features
   says what: a new name, a new value, a new ``grad_fn``, ``.grad`` appeared. A collapsed parent
   says which of its children changed.
 - Expanded rows, the current row and the scroll position survive every pause.
+- A details line under the tree spells out the current row whole: its value line, shape, dtype,
+  device and grad state, whatever the pane's width cuts from the columns.
 - Columns are shown and hidden from the header's context menu; :meth:`VariablesView.header_state`
   and :meth:`VariablesView.restore_header_state` let the window remember them.
 - Cheap: the tree is a few Python objects per variable with their cell texts; value arrays never
@@ -31,7 +33,7 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 from app.i18n import N_, tr
 
@@ -59,6 +61,9 @@ SHOWN_ORDER = (NAME, *GRAD_COLUMNS, VALUE, SHAPE, DTYPE, DEVICE)
 #: The widest text each grad-state column needs besides its header (a longer grad_fn elides).
 GRAD_COLUMN_TEXT = {REQUIRES_GRAD: "False", IS_LEAF: "False", GRAD_FN: "SelectBackward0", GRAD: "retains grad",
                     VERSION: "100"}
+#: What the details line under the tree spells out after the current row's name and value, in this order.
+DETAIL_COLUMNS = (SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION)
+NO_ROW_DETAILS = N_("Select a row: its value, shape, dtype and grad state show here")
 #: The Name column grows to fit nested names up to this many pixels.
 MAX_NAME_WIDTH = 280
 
@@ -673,11 +678,20 @@ class VariablesView(QWidget):
             action.toggled.connect(lambda on, c=column: self._on_column_action_toggled(c, on))
             self.column_menu.addAction(action)
 
+        # The strip beside the code is too narrow for ten columns: the current row is spelled out under them.
+        self.details = QLabel(self)
+        self.details.setObjectName("variables_details")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setContentsMargins(4, 0, 4, 2)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self._filter)
-        layout.addWidget(self._tree)
+        layout.addWidget(self._tree, 1)
+        layout.addWidget(self.details)
 
         self._expanded: set[str] = set()
         self._restoring = False
@@ -689,6 +703,7 @@ class VariablesView(QWidget):
         self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
         header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
         self._tree.viewport().installEventFilter(self)
+        self._show_details()
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -719,6 +734,7 @@ class VariablesView(QWidget):
                 action.setText(tr(HEADERS[VALUE]))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(HEADERS) - 1)
         self.model.words_changed()
+        self._show_details()
 
     def clear(self) -> None:
         """Show no variables (the run ended or restarted)."""
@@ -751,6 +767,7 @@ class VariablesView(QWidget):
         self._tree.setUpdatesEnabled(False)
         try:
             if not reset():  # the same rows with new values: the view kept its place itself
+                self._show_details()
                 return
             for path in self.model.paths():
                 if path in self._expanded:
@@ -764,6 +781,7 @@ class VariablesView(QWidget):
             self._widen_name_column()
             self._tree.doItemsLayout()
             self._tree.verticalScrollBar().setValue(scroll)
+            self._show_details()
         finally:
             self._tree.setUpdatesEnabled(True)
             self._restoring = False
@@ -801,7 +819,25 @@ class VariablesView(QWidget):
         if not self._restoring:
             self._expanded.discard(index.data(PATH_ROLE))
 
+    def _show_details(self) -> None:
+        """Spell out the current row under the tree: ``name = value``, then shape, dtype and grad state."""
+        index = self._tree.currentIndex()
+        if not index.isValid() or index.data(SUMMARY_ROLE) is None:
+            self.details.setEnabled(False)  # greyed: a hint, not a value
+            self.details.setText(tr(NO_ROW_DETAILS))
+            return
+
+        def cell(column: int) -> str:
+            return index.siblingAtColumn(column).data() or ""
+
+        # a no-break space: a line may wrap between two facts, never inside one (_version / 0)
+        facts = [f"{HEADERS[column]}\u00a0{cell(column)}" for column in DETAIL_COLUMNS if cell(column)]
+        name = index.data(EXPRESSION_ROLE) or cell(NAME)
+        self.details.setEnabled(True)
+        self.details.setText(f"{name} = {cell(VALUE)}" + ("\n" + " · ".join(facts) if facts else ""))
+
     def _on_tree_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._show_details()
         if self._restoring or not current.isValid():
             return
         summary = current.data(SUMMARY_ROLE)
