@@ -108,9 +108,9 @@ def test_f10_on_a_past_step_of_a_finished_run_asks_before_a_new_run_replaces_the
     assert len(asked) == 2 and window.run is not run
 
 
-def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot, window_on):
-    """Run backward() from the Backward panel, step back, Diff with live: it said "nothing changed"
-    though a.grad went from None to values."""
+def backward_from_the_panel(qtbot, window_on):
+    """A window paused at line 4 of a small lesson, after b.backward() from the Backward panel; and the
+    number of steps recorded before it."""
     window = window_on("import torch\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = (a * a).sum()\n"
                        "c = 1\nd = 2\n")
     window.code_view.go_to_line(4)
@@ -122,7 +122,14 @@ def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot,
     panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
         qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(window.run.history) == steps_before + 1)
+    qtbot.waitUntil(lambda: len(window.run.history) == steps_before + 1 and panel.table.rowCount() > 0)
+    return window, steps_before
+
+
+def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot, window_on):
+    """Run backward() from the Backward panel, step back, Diff with live: it said "nothing changed"
+    though a.grad went from None to values."""
+    window, _ = backward_from_the_panel(qtbot, window_on)
     assert window.run.live["vars"]["a"]["grad"] is not None
     assert "action" in window.run.marks.values()  # a tick on the timeline
     window.act_step_back.trigger()  # Step Back (Shift+F10): to the pause before it
@@ -134,17 +141,8 @@ def test_a_backward_run_from_the_panel_is_a_step_that_diff_with_live_sees(qtbot,
 
 def test_a_past_step_before_a_backward_result_does_not_show_that_result(qtbot, window_on):
     """The Backward panel kept showing a.grad's new values on the steps before backward() ran."""
-    window = window_on("import torch\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = (a * a).sum()\n"
-                       "c = 1\nd = 2\n")
-    window.code_view.go_to_line(4)
-    window.run_to_cursor()
-    wait_paused(qtbot, window, 4)
+    window, _ = backward_from_the_panel(qtbot, window_on)
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.findText("b") >= 0)
-    panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
-    with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
-        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
-    qtbot.waitUntil(lambda: panel.table.rowCount() > 0)
     assert panel.table.isVisibleTo(panel) and panel.results_title.isVisibleTo(panel)
     result_step = window.run.live_index + 1
     window.act_step_back.trigger()  # the pause before backward() ran
