@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app import messages as m
-from app.i18n import tr
+from app.i18n import N_, tr
 from app.lesson_process import LessonProcess, signal_name
 from app.pause_delta import GraphMirror, expand
 
@@ -27,6 +27,13 @@ Listener = Callable[[Any], None]
 
 #: Session states, as a front end shows them.
 IDLE, RUNNING, PAUSED, ENDED = "idle", "running", "paused", "ended"
+
+#: How long after a pause request the lesson process must have said something (the pause, or that a
+#: long call holds it up, which it says after 0.3 s) before the session says that it does not answer.
+STALL_SECONDS = 2.0
+#: What the session says then (formatted in the learner's language by the front end).
+STALLED = N_("The lesson has not answered for {seconds:g} s: a call that holds the whole interpreter, or a write "
+             "into GradStep's message channel, stalls it. Stop ends it now.")
 
 
 class LessonFileError(Exception):
@@ -96,6 +103,7 @@ class Session:
         self._graph = GraphMirror()
         self._checks: list[str] | None = None
         self._ids = itertools.count(1)
+        self._heard = 0  # messages (not text) heard from the current run's process
         if warm_spare:
             self._spare = self._spawn()
 
@@ -185,10 +193,24 @@ class Session:
         self._resume(m.Resume("record", limit=limit))
 
     def pause(self) -> None:
-        """Ask a running lesson to pause at its next traced line."""
+        """Ask a running lesson to pause at its next traced line.
+
+        If the lesson process says nothing within :data:`STALL_SECONDS` (it always answers a
+        pause request, with the pause or with a ``busy`` notice), listeners get a
+        ``Notice("stalled")``: the process cannot answer, and only :meth:`stop` ends it.
+        """
         with self._lock:
             if self.state == RUNNING and self._process is not None:
                 self._process.send(m.Pause())
+                timer = threading.Timer(STALL_SECONDS, self._check_answered, (self._process, self._heard))
+                timer.daemon = True
+                timer.start()
+
+    def _check_answered(self, process: LessonProcess, heard: int) -> None:
+        with self._lock:
+            if process is not self._process or self._ended or self._heard != heard:
+                return
+            self._emit(m.Notice.of("stalled", STALLED, None, seconds=STALL_SECONDS))
 
     def set_breakpoints(self, file: str, lines: dict[int, str | None]) -> None:
         """Replace the breakpoints of ``file`` (line → condition or None); applies to a live run too."""
@@ -252,6 +274,8 @@ class Session:
         with self._lock:
             if process is not self._process or self._ended:
                 return
+            if not isinstance(message, m.Output):
+                self._heard += 1
             if isinstance(message, int):
                 self._finish(m.Ended("crashed", exit_code=message, signal=signal_name(message)))
                 return

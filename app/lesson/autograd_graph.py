@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from app.gc_pause import gc_paused
+from app.lesson.object_reads import MODULE_LIMIT, container_base, first_items, registered
 from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
 from app.lesson.tensor_reading import values_of, why_no_values
 
@@ -129,9 +130,10 @@ def tensor_paths(variables: dict[str, Any]) -> list[tuple[TensorPath, Any]]:
     for name, value in variables.items():
         if name.startswith("__"):
             continue
-        if isinstance(value, tensor):
+        # By the real type: ``isinstance`` would ask a mock's spec, or a lesson's ``__getattribute__``.
+        if issubclass(type(value), tensor):
             found.append((name, value))
-        elif isinstance(value, nested):
+        elif issubclass(type(value), nested):
             pending.append((name, value, 1))
     for path, value, depth in pending:  # grows while read: breadth first
         try:
@@ -140,23 +142,27 @@ def tensor_paths(variables: dict[str, Any]) -> list[tuple[TensorPath, Any]]:
             continue
         deeper = depth < DEPTH_LIMIT
         for child_path, child in children:  # inlined: a list holds thousands of items
-            if isinstance(child, tensor):
+            if issubclass(type(child), tensor):
                 found.append((child_path, child))
-            elif deeper and isinstance(child, nested):
+            elif deeper and issubclass(type(child), nested):
                 pending.append((child_path, child, depth + 1))
     return found
 
 
 def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[TensorPath, Any]]:
-    if isinstance(value, torch.nn.utils.rnn.PackedSequence):
-        return iter([(f"{label(path)}.data", value.data)])
-    if isinstance(value, torch.nn.Module):
+    """The items of a container or a module's tensors, read without running the lesson's methods
+    (a subclass's ``__iter__``, an overridden ``named_parameters()``: see :mod:`app.lesson.object_reads`)."""
+    if issubclass(type(value), torch.nn.utils.rnn.PackedSequence):
+        return iter([(f"{label(path)}.data", tuple.__getitem__(value, 0))])
+    if issubclass(type(value), torch.nn.Module):
         name = label(path)
-        named = itertools.chain(value.named_parameters(), value.named_buffers())
+        named = registered(value, "_parameters", MODULE_LIMIT)[0] + registered(value, "_buffers", MODULE_LIMIT)[0]
         return iter([(f"{name}.{key}", tensor) for key, tensor in named])
-    if isinstance(value, dict):
-        return (((path, key, True), item) for key, item in itertools.islice(value.items(), CONTAINER_LIMIT))
-    return zip(zip(itertools.repeat(path), range(CONTAINER_LIMIT)), value[:CONTAINER_LIMIT], strict=False)
+    base = container_base(value)
+    if base is dict:
+        return (((path, key, True), item) for key, item in first_items(value, dict, CONTAINER_LIMIT))
+    return zip(zip(itertools.repeat(path), range(CONTAINER_LIMIT)), first_items(value, base, CONTAINER_LIMIT),
+               strict=False)
 
 
 def reachable_nodes(roots: list[Any]) -> list[Any]:

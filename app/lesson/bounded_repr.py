@@ -6,29 +6,34 @@ never builds the repr of the rest, a tensor inside one is a short
 Time is bounded because a ``repr`` is the lesson's code: one that loops or sleeps must
 not stall the pause.
 
-How the time bound works, and why this way: the repr runs in the main thread, as every
-engine read at a pause does, under a real-time interval timer whose ``SIGALRM`` handler
-raises :class:`ReprTimeout` there (and again every 50 ms, in case the repr swallows it).
-Running the repr in a helper thread and abandoning it after the timeout was the other
-option; it is worse here: the abandoned thread cannot be killed, so a ``while True`` repr
-would go on burning a core and holding the GIL for the rest of the run, and it would run
-concurrently with the lesson, touching the lesson's objects while the lesson uses them.
-Raising in the main thread leaves the lesson as consistent as any exception raised inside
-its ``__repr__`` would. What the timer cannot interrupt is one long C call; ``time.sleep``
-and lock waits are interrupted (PEP 475). An object whose repr timed out is remembered
-and not tried again; a pause spends at most :data:`PAUSE_SECONDS` on slow reprs in all.
+How the time bound works, and why this way: the repr runs in a helper thread (one at a
+time, kept between calls) while the main thread, which builds the pause, waits for it at
+most :data:`REPR_SECONDS`; past that, the main thread shows a placeholder and goes on
+without it. The bound so holds whatever the repr does: an earlier version raised a timeout
+exception into the main thread from a ``SIGALRM`` handler, and a repr that caught it
+(``except BaseException``) and looped on held the pause for good. The abandoned thread
+cannot be killed: it is sent :class:`ReprTimeout` (``PyThreadState_SetAsyncExc``), which
+ends a repr that lets it through, and is told to stop when it returns; while it still runs,
+it shares the GIL with the lesson, so at most :data:`STRAY_LIMIT` are ever abandoned and
+no repr is run after that. What no thread can bound is one C call that holds the GIL
+without end: the whole process stalls, and the app, which hears nothing, says so and
+Stop ends it (:mod:`app.session`). An object whose repr timed out is remembered and not
+tried again; a pause spends at most :data:`PAUSE_SECONDS` on slow reprs in all.
 """
 
 from __future__ import annotations
 
+import _thread
 import builtins
+import ctypes
+import queue
 import reprlib
-import signal
 import sys
 import threading
 import time
 import weakref
 from collections.abc import Callable
+from itertools import islice
 from typing import Any
 
 #: Characters of ``repr`` kept for values of other types.
@@ -37,15 +42,64 @@ REPR_LIMIT = 300
 REPR_SECONDS = 0.5
 #: How long all the slow reprs of one pause may run together.
 PAUSE_SECONDS = 1.0
-#: After the first alarm, how often it repeats while the repr still runs.
-_REPEAT_SECONDS = 0.05
+#: Helper threads abandoned inside a repr that did not return, at most; then no repr runs any more.
+STRAY_LIMIT = 2
 
 TIMED_OUT = f"<repr() did not return within {REPR_SECONDS:g} s>"
 OUT_OF_TIME = f"<repr() not run: this pause already spent {PAUSE_SECONDS:g} s on slow repr() calls>"
+STRAYS = f"<repr() not run: {STRAY_LIMIT} earlier repr() calls never returned and still run>"
 
 
 class ReprTimeout(BaseException):
     """Raised into a repr that ran out of time; a BaseException so ``except Exception`` in it lets it by."""
+
+
+class _ReprThread:
+    """The helper thread that runs the reprs of one stretch of the run, one call at a time."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name="gradstep-repr", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        sys.settrace(None)  # not the lesson's code: no breakpoint notices (threading.settrace), no stepping
+        torch = sys.modules.get("torch")
+        try:
+            while True:
+                job = self.jobs.get()
+                if job is None:
+                    return
+                fn, value, done, out = job
+                try:
+                    if torch is None:
+                        out.append(fn(value))
+                    else:  # as under engine_reads(): a tensor subclass's __torch_function__ stays out of it
+                        with torch._C.DisableTorchFunction():
+                            out.append(fn(value))
+                except BaseException as exc:  # SystemExit in a __repr__, say: the lesson's, not this thread's
+                    out.append(f"<repr failed: {type(exc).__name__}>")
+                finally:
+                    done.release()
+        except BaseException:  # the ReprTimeout sent after abandoning it, landing between two calls
+            return
+
+    def call(self, fn: Callable[[Any], str], value: Any, seconds: float) -> str | None:
+        """``fn(value)`` on this thread, or None when it did not return within ``seconds``."""
+        done = _thread.allocate_lock()
+        done.acquire()
+        out: list[str] = []
+        self.jobs.put((fn, value, done, out))
+        if done.acquire(timeout=seconds):
+            return out[0]
+        return None
+
+    def abandon(self) -> None:
+        """Leave the thread to its repr: ask the repr to stop, and the thread to end once it returns."""
+        self.jobs.put(None)
+        ident = self.thread.ident
+        if ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ReprTimeout))
 
 
 class _LessonRepr(reprlib.Repr):
@@ -64,7 +118,7 @@ class _LessonRepr(reprlib.Repr):
 
     def repr1(self, x: Any, level: int) -> str:
         torch = sys.modules.get("torch")
-        if torch is not None and isinstance(x, torch.Tensor):
+        if torch is not None and issubclass(type(x), torch.Tensor):  # not isinstance: it reads x.__class__
             return short_tensor_repr(x)
         return super().repr1(x, level)
 
@@ -101,6 +155,8 @@ class ReprBudget:
     def __init__(self) -> None:
         self.spent = 0.0
         self._slow: dict[int, Any] = {}
+        self._reader: _ReprThread | None = None
+        self._strays: list[threading.Thread] = []
 
     def new_pause(self) -> None:
         """Start a pause's budget afresh (objects already known to be slow stay known)."""
@@ -113,31 +169,26 @@ class ReprBudget:
         remaining = min(REPR_SECONDS, PAUSE_SECONDS - self.spent)
         if remaining <= 0:
             return OUT_OF_TIME
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-            return fn(value)
-        armed = True
-
-        def on_alarm(signum: int, frame: Any) -> None:
-            if armed:
-                raise ReprTimeout
-
+        reader = self._reader
+        if reader is not None and threading.current_thread() is reader.thread:
+            return fn(value)  # the helper thread itself: no thread to wait on
+        if reader is None:
+            self._strays = [thread for thread in self._strays if thread.is_alive()]
+            if len(self._strays) >= STRAY_LIMIT:
+                return STRAYS
+            reader = self._reader = _ReprThread()
         start = time.perf_counter()
-        previous = signal.signal(signal.SIGALRM, on_alarm)
-        lesson_timer = signal.setitimer(signal.ITIMER_REAL, remaining, _REPEAT_SECONDS)
         try:
-            try:
-                return fn(value)
-            finally:
-                armed = False  # first thing: a late alarm must not raise into the engine's own code
-        except ReprTimeout:  # also catches an alarm that landed in the line above
+            text = reader.call(fn, value, remaining)
+        finally:
+            self.spent += time.perf_counter() - start
+        if text is None:
+            reader.abandon()
+            self._strays.append(reader.thread)
+            self._reader = None
             self._remember(value)
             return TIMED_OUT
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-            if lesson_timer[0]:  # the lesson's own timer goes on
-                signal.setitimer(signal.ITIMER_REAL, *lesson_timer)
-            self.spent += time.perf_counter() - start
+        return text
 
     def _remember(self, value: Any) -> None:
         key = id(value)
@@ -168,11 +219,37 @@ def _repr(value: Any) -> str:
         return f"<repr failed: {type(exc).__name__}: {exc}>"
 
 
+#: Sets and dicts up to this size are checked item by item for :func:`_engine_only` (reprlib sorts them whole).
+_CHECKED_SORT = 100
+
+
+def _engine_only(value: Any, level: int = _REPR.maxlevel) -> bool:
+    """Whether ``_REPR`` shows ``value`` running no lesson code: builtin scalars, exact builtin containers
+    of such (as deep and as far as reprlib looks), plain tensors. Those need no helper thread."""
+    kind = type(value)
+    if kind in _PLAIN_TYPES:
+        return True
+    if level <= 0 and kind in _CONTAINER_TYPES:
+        return True  # shown as "[...]": its items are not looked at
+    if kind is list or kind is tuple:
+        return all(_engine_only(item, level - 1) for item in value[: _REPR.maxlist])
+    if kind is set or kind is frozenset:
+        return len(value) <= _CHECKED_SORT and all(type(item) in _PLAIN_TYPES for item in value)
+    if kind is dict:
+        return len(value) <= _CHECKED_SORT and all(type(key) in _PLAIN_TYPES for key in value) \
+            and all(_engine_only(item, level - 1) for item in islice(value.values(), _REPR.maxdict))
+    torch = sys.modules.get("torch")
+    return torch is not None and (kind is torch.Tensor or kind is torch.nn.Parameter)
+
+
+_CONTAINER_TYPES = frozenset({list, tuple, set, frozenset, dict})
+
+
 def bounded_repr(value: Any, limit: int = REPR_LIMIT) -> str:
     """``repr(value)`` built within bounds and cut to ``limit`` characters; never raises."""
     _REPR.top_limit = limit
-    # Builtin scalars cannot run lesson code: no timer for them (arming one costs ~30 µs).
-    text = _repr(value) if type(value) in _PLAIN_TYPES else BUDGET.call(_repr, value)
+    # What runs no lesson code needs no helper thread (a call on it costs ~30 µs more).
+    text = _repr(value) if _engine_only(value) else BUDGET.call(_repr, value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
+from app.lesson.object_reads import submodules
+
 #: Code objects that are part of the line around them (their lines are that line's pass, not their own).
 _EXPRESSION_CODE = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<lambda>"})
 
@@ -261,14 +263,12 @@ def module_names(frames: list[FrameType], modules: list[Any]) -> dict[int, str]:
     names: dict[int, str] = {}
     for frame in reversed(frames):
         for name, value in list(frame.f_locals.items()):
-            if torch is None or name.startswith("__") or not isinstance(value, torch.nn.Module):
+            if torch is None or name.startswith("__") or not issubclass(type(value), torch.nn.Module):
                 continue
-            try:
-                for path, sub in value.named_modules(prefix=name, remove_duplicate=False):
-                    if id(sub) in wanted:
-                        names.setdefault(id(sub), path)
-            except Exception:  # a half-built module (before super().__init__()) has nothing yet
-                continue
+            # From the _modules tables, not named_modules(), which a lesson may override (app.lesson.object_reads).
+            for path, sub in submodules(value):
+                if id(sub) in wanted:
+                    names.setdefault(id(sub), f"{name}.{path}" if path else name)
         if wanted <= names.keys():
             break
     for module in modules:

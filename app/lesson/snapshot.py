@@ -28,7 +28,7 @@ def is_hidden(name: str, value: Any) -> bool:
     """Whether a variable is hidden by default: dunders, Dynamo's generated globals, modules, functions, classes."""
     if name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)):
         return True
-    return isinstance(value, _HIDDEN_TYPES)
+    return issubclass(type(value), _HIDDEN_TYPES)
 
 
 def visible(namespace: dict[str, Any], show_hidden: bool = False) -> dict[str, Any]:
@@ -122,13 +122,17 @@ class SnapshotBuilder:
         return out
 
     def _summaries(self, namespace: dict[str, Any], show_hidden: bool) -> dict[str, Any]:
-        """The summaries of :func:`visible` variables, in one pass (it runs at every step of a recording)."""
+        """The summaries of :func:`visible` variables, in one pass (it runs at every step of a recording).
+
+        Kinds by the real type, as in :func:`is_hidden`: ``isinstance`` reads ``value.__class__``,
+        which runs a lesson's ``__getattribute__``.
+        """
         summarize = self.summarizer.summarize
         if show_hidden:
             return {name: summarize(value) for name, value in namespace.items()}
         return {name: summarize(value) for name, value in namespace.items()
                 if not (name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)))
-                and not isinstance(value, _HIDDEN_TYPES)}
+                and not issubclass(type(value), _HIDDEN_TYPES)}
 
     def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
               selected: int = 0, arg: Any = None) -> dict[str, Any]:

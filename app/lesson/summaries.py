@@ -12,10 +12,20 @@ from __future__ import annotations
 import math
 import sys
 import weakref
-from itertools import islice
 from typing import Any
 
 from app.lesson.bounded_repr import BUDGET, REPR_LIMIT, bounded_repr, timed
+from app.lesson.object_reads import (
+    container_base,
+    first_items,
+    is_a,
+    is_mock,
+    length,
+    mock_repr,
+    own_dict,
+    registered,
+)
+from app.lesson.object_reads import parameter_count as registered_count
 from app.lesson.tensor_reading import (
     NO_STATS,
     SPARSE_LAYOUTS,
@@ -234,7 +244,10 @@ class Summarizer:
         """Summary of ``value``: always a dict with at least ``type``, even when reading it fails.
 
         A half-built object (a module stepped before ``super().__init__()``) must not cost
-        the learner the pause, so a failure is described in ``repr`` instead.
+        the learner the pause, so a failure is described in ``repr`` instead. Nothing here
+        calls the value's own methods except its ``repr`` (bounded in time, see
+        :mod:`app.lesson.bounded_repr`): kinds, items and parameters are read as
+        :mod:`app.lesson.object_reads` reads them.
         """
         kind = type(value)
         if kind is self._tensor_type:  # a plain tensor, the common case: no isinstance hooks to run
@@ -252,8 +265,10 @@ class Summarizer:
                     summary = self._scalars[key] = self._scalar(value)
                 return summary
         try:
+            if is_mock(value):  # every attribute of it exists and is another mock: read none
+                return {"type": kind.__name__, "repr": mock_repr(value), "mock": True}
             torch = _torch()
-            if torch is not None and isinstance(value, torch.Tensor):
+            if torch is not None and issubclass(kind, torch.Tensor):
                 self._tensor_type = torch.Tensor
                 return self.tensors.summarize(value)
             return self._summarize(value, depth)
@@ -263,16 +278,15 @@ class Summarizer:
     def _summarize(self, value: Any, depth: int) -> dict[str, Any]:
         torch = _torch()
         if torch is not None:
-            if isinstance(value, torch.Tensor):
-                return self.tensors.summarize(value)
-            if isinstance(value, torch.nn.Module):
+            if is_a(value, torch.nn.Module):
                 return self._module(value)
-            if isinstance(value, torch.nn.utils.rnn.PackedSequence):
+            if is_a(value, torch.nn.utils.rnn.PackedSequence):
                 return self._packed(value, depth)
-        if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        if is_a(value, (bool, int, float, complex, str, bytes, type(None))):
             return self._scalar(value)
-        if isinstance(value, (list, tuple, set, frozenset, dict)) and depth < DEPTH_LIMIT:
-            return self._container(value, depth)
+        base = container_base(value)
+        if base is not None and depth < DEPTH_LIMIT:
+            return self._container(value, base, depth)
         return {"type": type(value).__name__, "repr": bounded_repr(value)}
 
     def _scalar(self, value: Any) -> dict[str, Any]:
@@ -287,26 +301,35 @@ class Summarizer:
         """A pause starts: its slow reprs get a fresh time budget."""
         BUDGET.new_pause()
 
-    def _container(self, value: Any, depth: int) -> dict[str, Any]:
-        if isinstance(value, dict):
-            pairs = islice(value.items(), ITEM_LIMIT)
+    def _container(self, value: Any, base: type, depth: int) -> dict[str, Any]:
+        """A list, tuple, dict or set, or a subclass of one, read as the builtin stores it (see
+        :mod:`app.lesson.object_reads`): a subclass's ``__iter__`` or ``__len__`` never runs."""
+        count = length(value, base)
+        if base is dict:
+            pairs = first_items(value, dict, ITEM_LIMIT)
             items = [[bounded_repr(k, 60), self.summarize(v, depth + 1)] for k, v in pairs]
         else:
-            if isinstance(value, (list, tuple)) or len(value) > SORTED_SET_LIMIT:
-                seq = value
+            if base is list or base is tuple or count > SORTED_SET_LIMIT:
+                seq = first_items(value, base, ITEM_LIMIT)
             else:
-                seq = sorted(value, key=bounded_repr)
-            items = [self.summarize(v, depth + 1) for v in islice(seq, ITEM_LIMIT)]
+                seq = sorted(first_items(value, base, SORTED_SET_LIMIT), key=bounded_repr)[:ITEM_LIMIT]
+            items = [self.summarize(v, depth + 1) for v in seq]
         return {
             "type": type(value).__name__,
             "repr": bounded_repr(value),
-            "length": len(value),
+            "length": count,
             "items": items,
         }
 
     def _module(self, module: Any) -> dict[str, Any]:
+        """A module's registered parameters, read from its ``_parameters`` tables, not through
+        ``named_parameters()``, which a lesson may override (see :mod:`app.lesson.object_reads`)."""
         params = []
-        for name, p in islice(module.named_parameters(), PARAMETER_LIMIT):
+        listed, more = registered(module, "_parameters", PARAMETER_LIMIT)
+        torch = _torch()
+        for name, p in listed:
+            if not is_a(p, torch.Tensor):
+                continue
             params.append(
                 {
                     "name": name,
@@ -316,14 +339,14 @@ class Summarizer:
                     "summary": self.tensors.summarize(p),
                 }
             )
-        count = parameter_count(module)
+        count, partial = registered_count(module)
         return {
             "type": type(module).__name__,
             "module": True,
-            "training": bool(module.training),
+            "training": own_dict(module).get("training") is True,
             "parameters": params,
             "parameter_count": count,
-            "parameters_cut": count > len(params),
+            "parameters_cut": more or partial or count > len(params),
             "repr": module_repr(module),
         }
 
@@ -339,17 +362,6 @@ class Summarizer:
             "unsorted_indices": opt(packed.unsorted_indices),
             "repr": bounded_repr(packed),
         }
-
-
-def parameter_count(module: Any) -> int:
-    """How many distinct parameters ``module.parameters()`` yields, counted without building them all.
-
-    ``named_parameters`` hashes every tensor and builds every name; ids are enough to count.
-    """
-    seen: set[int] = set()
-    for mod in module.modules():
-        seen.update(id(p) for p in mod._parameters.values() if p is not None)
-    return len(seen)
 
 
 def module_repr(module: Any, limit: int = 2000) -> str:
