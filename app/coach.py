@@ -35,6 +35,8 @@ class CheckResult:
     passed: bool | None
     """None when the check itself raised (``error`` says what)."""
     error: str | None = None
+    done_before: bool = False
+    """Whether an earlier run passed it: a pass stays a pass, so a false check is not "not yet"."""
 
 
 class Coach:
@@ -111,7 +113,9 @@ class Coach:
         """The end of the run's check results, recorded in the progress."""
         if not results or len(results) != len(self.lesson.checks):
             return []
-        found = [CheckResult(check, result.get("passed"), result.get("error"))
-                 for check, result in zip(self.lesson.checks, results, strict=True)]
-        self.progress.record_checks(self.stem, {self.lesson.check_key(r.check): bool(r.passed) for r in found})
+        keys = [self.lesson.check_key(check) for check in self.lesson.checks]
+        found = [CheckResult(check, result.get("passed"), result.get("error"),
+                             self.progress.check_passed(self.stem, key))
+                 for check, result, key in zip(self.lesson.checks, results, keys, strict=True)]
+        self.progress.record_checks(self.stem, {key: bool(r.passed) for key, r in zip(keys, found, strict=True)})
         return found

@@ -35,6 +35,7 @@ TEXTS = {
     "skip_tip": N_("Go on without predicting (Esc); the line does not run yet"),
     "check_passed": N_("Try it {n}: ✓ done ({expr})"),
     "check_not_yet": N_("Try it {n}: ✗ not yet ({expr} is false)"),
+    "check_done_before": N_("Try it {n}: ✓ done in an earlier run ({expr} is false in this one)"),
     "check_failed": N_("Try it {n}: the check {expr} raised {error}"),
 }
 
@@ -48,7 +49,10 @@ def verdict_text(verdict: Verdict) -> str:
 
 def check_text(result: CheckResult) -> str:
     """An exercise check's result as one line of plain text, in the interface's language."""
-    key = "check_failed" if result.passed is None else "check_passed" if result.passed else "check_not_yet"
+    if result.passed is None:
+        key = "check_failed"
+    else:
+        key = "check_passed" if result.passed else "check_done_before" if result.done_before else "check_not_yet"
     return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error)
 
 
