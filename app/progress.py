@@ -3,6 +3,7 @@
 Kept in a JSON file in the user's data folder, so it survives restarts; a lesson's progress
 can be reset. A prediction or check is named by the key the lesson gives it
 (:meth:`app.lesson_format.Lesson.prediction_key`), so editing a lesson keeps what was done.
+Each change reads the file again first, so two windows on one data folder keep each other's records.
 """
 
 from __future__ import annotations
@@ -51,11 +52,13 @@ class Progress:
 
     def record_prediction(self, lesson: str, key: str, right: bool) -> None:
         """The learner's answer to prediction ``key`` of ``lesson`` was ``right`` (or not)."""
+        self._reload()
         self._lesson(lesson)["predictions"][key] = bool(right)
         self._save()
 
     def record_checks(self, lesson: str, results: dict[str, bool]) -> None:
         """Exercise checks of ``lesson`` evaluated at the end of a run: key → passed. A pass stays a pass."""
+        self._reload()
         checks = self._lesson(lesson)["checks"]
         for key, passed in results.items():
             checks[key] = bool(passed) or bool(checks.get(key))
@@ -73,8 +76,14 @@ class Progress:
 
     def reset(self, lesson: str) -> None:
         """Forget everything done in ``lesson``."""
+        self._reload()
         if self._data.pop(lesson, None) is not None:
             self._save()
+
+    def _reload(self) -> None:
+        """Before a change: the progress as the file has it now, so that what another window recorded
+        since this one read it is kept, not overwritten."""
+        self._data = self._load()
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

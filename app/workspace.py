@@ -155,6 +155,13 @@ class Workspace:
         digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
         return self.data_dir / "autosave" / f"{path.stem}-{digest}.py"
 
+    def lock_path(self, path: str | os.PathLike) -> Path:
+        """The lock file of the file an edit of ``path`` is written to: one window at a time edits it
+        (and autosaves it), so that two windows never overwrite each other's edits."""
+        target = self.save_target(path).resolve()
+        digest = hashlib.sha1(str(target).encode()).hexdigest()[:10]
+        return self.data_dir / "locks" / f"{target.stem}-{digest}.lock"
+
     def keep_unsaved(self, path: str | os.PathLike, text: str) -> None:
         """Keep unsaved edits of a user's file without touching the file itself."""
         write_atomically(self.recovery_path(path), _RECOVERY_HEADER.format(digest=_digest(text)) + text)

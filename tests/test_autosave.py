@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 
+from app.progress import Progress
 from app.workspace import Workspace
 from widgets.autosave_timer import AutosaveTimer
 from widgets.main_window import AUTOSAVE_MAX_MS, AUTOSAVE_MS
@@ -26,6 +27,7 @@ from PySide6.QtCore import QTimer, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from app.session import Session
+from app.progress import Progress
 from app.workspace import Workspace
 from widgets import settings
 from widgets.main_window import MainWindow
@@ -108,3 +110,36 @@ def test_a_killed_window_keeps_all_but_the_last_seconds_of_steady_typing(tmp_pat
     assert letters.startswith(kept)
     must_keep = sum(1 for _, when in typed if when < killed_at - 5)
     assert len(kept) >= must_keep >= 9
+
+
+def test_a_second_window_on_the_same_file_never_overwrites_the_first_ones_autosave(qtbot, open_window, tmp_path):
+    """Two windows on one settings folder: the second one's autosave went over the first one's edits."""
+    own = tmp_path / "own.py"
+    own.write_text("x = 1\n", encoding="utf-8")
+    first, second = open_window(own), open_window(own)
+    qtbot.keyClicks(first.code_view, "# first ")
+    first._on_autosave_due()
+    recovery = first.workspace.recovery_path(own)
+    kept = recovery.read_text(encoding="utf-8")
+    assert "# first" in kept
+    qtbot.keyClicks(second.code_view, "# second ")
+    second._on_autosave_due()
+    assert recovery.read_text(encoding="utf-8") == kept
+    assert "# second" not in second.code_view.source() and second.code_view.isReadOnly()
+    assert not second.act_save.isEnabled()
+    assert "open in another GradStep window" in second.state_label.text()
+    first.save()
+    first.close()  # its lock goes with it: the file is the second window's to edit now
+    second.open_file(own)
+    assert not second.edited_elsewhere and not second.code_view.isReadOnly() and second.act_save.isEnabled()
+
+
+def test_two_windows_keep_each_others_progress(tmp_path):
+    """Each window wrote the progress it had read at its start, dropping what the other had recorded."""
+    path = tmp_path / "progress.json"
+    first, second = Progress(path), Progress(path)
+    first.record_prediction("01_x", "a", True)
+    second.record_prediction("01_x", "b", False)
+    first.record_checks("01_x", {"c": True})
+    stored = Progress(path).of("01_x")
+    assert (stored.answered, stored.right, stored.passed) == (2, 1, 1)

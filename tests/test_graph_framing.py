@@ -7,7 +7,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QRectF  # noqa: E402
+from PySide6.QtCore import QPointF, QRectF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsView, QLabel, QToolBar, QToolButton  # noqa: E402
 from test_graph_layout import rnn_graph, small_graph  # noqa: E402
 
@@ -191,3 +191,28 @@ def test_when_a_steps_new_leaves_are_too_wide_to_show_readably_its_operations_ar
         if node["kind"] != "leaf":
             assert shown.contains(rects[node["id"]]), node["name"]
     assert text_pixels(view) >= 9
+
+
+def cut_nodes(view: GraphView) -> list[int]:
+    """The nodes the view's edge cuts in two: partly in view, partly out."""
+    shown = visible(view)
+    return [node_id for node_id, rect in node_rects(view).items()
+            if node_id in view._drawn and shown.intersects(rect) and not shown.contains(rect)]
+
+
+@pytest.mark.parametrize("size", [(450, 600), (524, 703), (600, 450), (420, 380), (900, 800)])
+def test_fit_frames_whole_nodes_and_cuts_none_at_the_views_edge(qtbot, size):
+    """Lesson 03 at 1280×800: after the loop line the leaves were cut in half along the top, and Fit did the same."""
+    view = make_view(qtbot, *size)
+    _, diffs = rnn_graph(8)
+    view.set_graph(EMPTY)
+    for diff in diffs:
+        view.apply_diff(diff)
+        assert cut_nodes(view) == []
+        canvas(view).centerOn(visible(view).center() + QPointF(37, 53))  # the learner panned a little
+        view.fit_to_view()
+        rects, shown = node_rects(view), visible(view)
+        operations = [node["id"] for node in diff["added"] if node["kind"] != "leaf"]
+        assert all(shown.contains(rects[node_id]) for node_id in operations)
+        assert cut_nodes(view) == []
+        assert text_pixels(view) >= 9

@@ -165,3 +165,27 @@ def test_an_empty_graph_names_a_modules_parameters_as_the_leaves_waiting_for_an_
     assert message.text().startswith("model.weight, model.bias require grad, but no operation has used them yet")
     step_to(qtbot, win, 4)
     qtbot.waitUntil(lambda: not message.isVisible())  # y's graph is drawn
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_click_on_a_node_never_shrinks_the_drawing_and_its_details_fill_their_pane(qtbot, open_window, tmp_path,
+                                                                                     size):
+    """Clicking a node grew the details pane and pushed the leaves out of view; at 1920×1080 after a restart the
+    pane beside the graph took a fifth of the window, mostly empty."""
+    path = tmp_path / "graph_lesson.py"
+    path.write_text(LESSON, encoding="utf-8")
+    first = open_window(path, size)
+    first.close()  # saves the window's state: the second window is the restart
+    window = open_window(path, size)
+    window.code_view.go_to_line(6)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 6)
+    port = window.graph_view.findChild(QGraphicsView, "graph_canvas").viewport()
+    before = port.size()
+    mul = window.run.live_graph()["roots"]["h"]
+    with qtbot.waitSignal(window.graph_view.node_selected, timeout=3000):
+        click(qtbot, window.graph_view, mul)
+    assert port.width() >= before.width() and port.height() >= before.height()
+    details = window.graph_view.findChild(QPlainTextEdit, "graph_details")
+    lines = details.document().blockCount() * details.fontMetrics().lineSpacing()
+    assert lines >= details.viewport().height() / 2, (lines, details.viewport().size())

@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QWheelEvent  # noqa: E402
+from PySide6.QtGui import QColor, QFontDatabase, QImage, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication, QGraphicsSimpleTextItem, QGraphicsView, QPlainTextEdit  # noqa: E402
 from test_graph_layout import rnn_graph, small_graph  # noqa: E402
 
@@ -291,3 +291,67 @@ def test_a_growing_graph_rebuilds_the_scene_index_a_few_times_and_every_node_sta
         centre = item.sceneBoundingRect().center()
         assert scene.sceneRect().contains(item.sceneBoundingRect())
         assert node_id in [found.data(0) for found in scene.items(centre)]
+
+
+@pytest.mark.parametrize("size", [(900, 700), (1000, 900), (1300, 500), (1500, 400), (500, 800)])
+def test_the_details_pane_never_takes_room_from_the_drawing_and_is_not_mostly_empty(qtbot, size):
+    """A wide panel put the details beside the graph at full height, mostly empty; a click grew the pane below."""
+    view = GraphView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    graph = small_graph()
+    view.set_graph(graph)
+    port = canvas(view).viewport()
+    before = port.size()
+    click(qtbot, view, ids_by_name(graph)["MulBackward0"])
+    assert port.width() >= before.width() and port.height() >= before.height()
+    details = view.findChild(QPlainTextEdit, "graph_details")
+    assert details.document().blockCount() * details.fontMetrics().lineSpacing() >= details.viewport().height() / 2
+    assert port.width() * port.height() >= 2 * details.width() * details.height()
+
+
+def test_the_legend_says_what_node_and_edge_colours_mean_in_english_and_chinese(view):
+    from app import i18n
+    from widgets.graph_legend import GraphLegend
+
+    legend = view.findChild(GraphLegend, "graph_legend")
+    assert legend.isVisible() and legend.height() >= legend.heightForWidth(legend.width())
+    assert legend.texts() == ["leaf", "operation", "a variable's grad_fn", "custom Function", "new this step", "freed",
+                              "to an input", "a leaf's lane"]
+    i18n.set_language("zh")
+    try:
+        view.retranslate()
+        assert legend.texts()[:2] == ["叶子节点", "操作"] and "这一步新建" in legend.texts() and "已释放" in legend.texts()
+    finally:
+        i18n.set_language("en")
+
+
+def test_a_long_node_name_is_shown_whole_on_its_box(view):
+    """``BackwardHookFunctionBackward`` was cut to ``BackwardHookFunctionB…``."""
+    graph = small_graph()
+    mul = ids_by_name(graph)["MulBackward0"]
+    for node in graph["nodes"]:
+        if node["id"] == mul:
+            node["name"] = "BackwardHookFunctionBackward"
+    view.set_graph(graph)
+    box = boxes(view)[mul]
+    lines = [item for item in view._drawn[mul].texts]
+    assert "".join(item.text() for item in lines) == "BackwardHookFunctionBackward"
+    assert all(box.sceneBoundingRect().contains(item.sceneBoundingRect()) for item in lines)
+
+
+def test_code_in_a_nodes_details_is_set_as_code_without_its_backticks(view, qtbot):
+    graph = small_graph()
+    mul = ids_by_name(graph)["MulBackward0"]
+    for node in graph["nodes"]:
+        if node["id"] == mul:
+            node["origin"] = {"file": None, "line": 4, "pass": None, "text": "x * w", "op": "Tensor.mul"}
+    view.set_graph(graph)
+    click(qtbot, view, mul)
+    details = view.findChild(QPlainTextEdit, "graph_details")
+    text = details.toPlainText()
+    assert "made by x * w (Tensor.mul) on line 4" in text and "`" not in text
+    cursor = details.document().find("x * w")
+    assert cursor.charFormat().fontFamilies() == [QFontDatabase.systemFont(QFontDatabase.FixedFont).family()]

@@ -118,7 +118,7 @@ def test_clicking_an_operation_node_selects_its_sub_expression_and_names_what_el
     assert window.code_view.textCursor().selectedText() == "x_t @ W_xh"
     details = window.graph_view.findChild(QPlainTextEdit, "graph_details").toPlainText()
     # no pass after run to cursor (the lesson ran untraced before): the operation's own nodes are told apart
-    assert (f"made by `x_t @ W_xh` (Tensor.matmul) on line {LOOP_LINE}, "
+    assert (f"made by x_t @ W_xh (Tensor.matmul) on line {LOOP_LINE}, "
             "which also made UnsqueezeBackward0 and SqueezeBackward4") in details
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10)
     paused_at(qtbot, window, LOOP_LINE - 1)

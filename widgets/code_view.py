@@ -204,6 +204,7 @@ class CodeView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.viewport().setMouseTracking(True)
         self._gutter = _Gutter(self)
+        self._lock_note = LOCK_NOTE  # why the text is read-only (set_read_only)
         self._lock_label = QLabel(tr(LOCK_NOTE), self)
         self._lock_label.setObjectName("code_lock_label")
         self._lock_label.setStyleSheet(
@@ -252,15 +253,17 @@ class CodeView(QPlainTextEdit):
 
     def retranslate(self) -> None:
         """Set the view's own texts again in the current language (the folded notes redraw with it)."""
-        self._lock_label.setText(tr(LOCK_NOTE))
+        self._lock_label.setText(tr(self._lock_note))
         self.viewport().update()
 
     def fold_notes(self, folded: bool = True) -> None:
         """Fold every notes cell to its marker line, or (False) open them all."""
         self.notes_folding.set_folded(folded)
 
-    def set_read_only(self, read_only: bool) -> None:
-        """Lock the text while a lesson runs (tinted; typing shows why); the cursor still moves, breakpoints toggle."""
+    def set_read_only(self, read_only: bool, why: str = LOCK_NOTE) -> None:
+        """Lock the text while a lesson runs (tinted; typing shows ``why``, an English msgid); the cursor
+        still moves, breakpoints toggle."""
+        self._lock_note = why
         if read_only and not self.isReadOnly():
             self._normal_palette = QPalette(self.palette())
         self.setReadOnly(read_only)
@@ -852,7 +855,7 @@ class CodeView(QPlainTextEdit):
 
     def _show_lock_note(self) -> None:
         """Say why typing does nothing, just under the cursor, for a moment."""
-        self._show_note(tr(LOCK_NOTE))
+        self._show_note(tr(self._lock_note))
 
     def _show_note(self, text: str, line: int | None = None) -> None:
         """Show ``text`` for a moment just under ``line`` (the cursor's line when None)."""

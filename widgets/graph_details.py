@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -166,3 +166,34 @@ def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
     if not nexts:
         lines.append("  " + tr("none"))
     return "\n".join(lines)
+
+
+def name_lines(name: str, width_of: Callable[[str], float], limit: float) -> list[str]:
+    """A node's name as the lines of its box: whole on one line when it fits ``limit``, else broken in two
+    between the words of its CamelCase (``BackwardHookFunction`` / ``Backward``) where the longer half is shortest.
+
+    ``width_of`` measures a text. A name without such a break point stays on one line.
+    """
+    if width_of(name) <= limit:
+        return [name]
+    breaks = [i for i in range(1, len(name)) if name[i].isupper() and not name[i - 1].isupper()]
+    if not breaks:
+        return [name]
+    best = min(breaks, key=lambda i: max(width_of(name[:i]), width_of(name[i:])))
+    return [name[:best], name[best:]]
+
+
+def code_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without its `` `code` `` backticks, and where each piece of code is in it (UTF-16 offsets, as Qt's
+    text documents count), so a view shows code as code rather than the backticks."""
+    pieces = text.split("`")
+    if len(pieces) % 2 == 0:  # an odd backtick is not markup
+        return text, []
+    plain, spans, at = [], [], 0
+    for index, piece in enumerate(pieces):
+        length = len(piece.encode("utf-16-le")) // 2
+        if index % 2 and piece:
+            spans.append((at, at + length))
+        plain.append(piece)
+        at += length
+    return "".join(plain), spans

@@ -14,7 +14,8 @@ Features
 - The view frames itself (``Follow new nodes``, on by default): after every pause the nodes
   the step made and their direct inputs are in view at a readable zoom (node text at least
   9 px tall), the whole graph when it fits at that zoom. The learner's own zoom and scroll
-  stay while they still show the new nodes. Fit frames the same way; Overview shows all.
+  stay while they still show the new nodes. Fit frames the same way; Overview shows all. No node is
+  left cut in two by the view's edge when the view frames itself.
   Off, the view never moves by itself, except that it never shows nothing but empty space.
 - Origin boxes (see :mod:`widgets.graph_groups`): a light box around the nodes one execution
   of one line made (``line 72 · pass 2``) and one around each module's nodes (``model.rnn``),
@@ -23,7 +24,8 @@ Features
 - Click a node: :attr:`GraphView.node_selected`, :attr:`GraphView.origin_selected` (and
   :attr:`GraphView.span_selected` for a node made while stepping) and its details (the line
   and operation that made it, the other nodes that operation made, saved tensors, next
-  functions; for a leaf its tensor and ``.grad``) below the graph, or beside it when the panel is wide.
+  functions; for a leaf its tensor and ``.grad``) below the graph, or beside it when the panel is wide and short;
+  the pane never takes room from the drawing when a node is clicked (its text scrolls).
 - :meth:`GraphView.highlight_origin_line` outlines the nodes a code line's executions made;
   :meth:`GraphView.highlight_origin_at` those of the innermost operation at a code position.
 - With no nodes, the canvas says how one appears.
@@ -43,7 +45,19 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen, QTransform
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QTextCharFormat,
+    QTextCursor,
+    QTransform,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -65,11 +79,12 @@ from PySide6.QtWidgets import (
 
 from app.graph_layout import LayeredLayout
 from app.i18n import N_, join_words, tr
-from widgets.graph_details import node_details, shape_text
+from widgets.graph_details import code_spans, name_lines, node_details, shape_text
 from widgets.graph_export import write_png, write_svg
-from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, visible_rect, zoom_on
+from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, show_uncut, visible_rect, zoom_on
 from widgets.graph_groups import OriginGroups
 from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, OriginBox, make_pen
+from widgets.graph_legend import GraphLegend
 from widgets.translated_texts import TranslatedTexts
 
 #: Scene units between the centres of neighbouring columns and ranks.
@@ -92,8 +107,14 @@ MIN_READABLE_SCALE = MIN_TEXT_PIXELS / FONT_PIXELS
 READABLE_SCALE = 0.8
 #: Framing never zooms in beyond this.
 MAX_FRAME_SCALE = 1.5
-#: Wider than this (and wider than tall), the details pane sits beside the graph.
+#: Wider than this and than SIDE_DETAILS_ASPECT times its height, the details pane sits beside the graph: in a
+#: short panel the rows below would be the graph's. A full-height pane beside a tall graph was mostly empty.
 SIDE_DETAILS_WIDTH = 820
+SIDE_DETAILS_ASPECT = 3.0
+#: The details pane's share of the panel, beside the graph at most SIDE_DETAILS_MAX pixels wide. A node's
+#: details scroll in it: a click never takes room from the drawing (it pushed the leaves out of view).
+DETAILS_SHARE = 0.22
+SIDE_DETAILS_MAX = 380
 EMPTY_TEXT = N_("No tensor requires grad yet: step over a line that creates one with requires_grad=True.")
 #: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
 WAITING_TEXT = N_("{names} requires grad, but no operation has used it yet, so autograd has no node: "
@@ -197,7 +218,14 @@ class GraphView(QWidget):
         self._splitter = QSplitter(Qt.Vertical)
         self._splitter.setObjectName("graph_splitter")
         self._splitter.addWidget(self._view)
-        self._splitter.addWidget(self._details)
+        self._legend = GraphLegend()
+        below = QWidget()  # the legend heads the details pane: the drawing keeps all of its room
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.setSpacing(2)
+        below_layout.addWidget(self._legend)
+        below_layout.addWidget(self._details)
+        self._splitter.addWidget(below)
         self._splitter.setStretchFactor(0, 3)
         self._splitter.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
@@ -217,6 +245,7 @@ class GraphView(QWidget):
         self._fonts = {"name": self._font, "leaf": self._bold, "shape": self._small}
         self._heights = {style: QFontMetricsF(font).height() for style, font in self._fonts.items()}
         self._measured: dict[tuple[str, str], tuple[str, float]] = {}
+        self._wrapped: dict[str, list[str]] = {}  # a node name's lines, measured once per name
         self._edge_pen = make_pen(PALETTE["edge"], 1.2, cosmetic=True)
         self._lane_pen = make_pen(PALETTE["lane"], 2.0, cosmetic=True)
         self._styles: dict[tuple, tuple[QPen, QBrush]] = {}
@@ -337,8 +366,7 @@ class GraphView(QWidget):
             return
         previous, self._selected = self._selected, node_id
         self._restyle({i for i in (previous, node_id) if i in self._drawn})
-        self._details.setPlainText(self._describe(node_id))
-        self._fit_details()
+        self._show_details(node_id)
         self.node_selected.emit(node_id)
         origin = self._drawn[node_id].node.get("origin") or {}
         if origin.get("line"):
@@ -347,7 +375,12 @@ class GraphView(QWidget):
             self.span_selected.emit(origin.get("file") or "", list(origin["span"]))
 
     def fit_to_view(self) -> None:
-        """Frame the newest nodes and their inputs at a readable zoom; all of the graph when it fits at that zoom."""
+        """Frame the newest nodes and their inputs whole at a readable zoom; all of the graph when it fits at that zoom.
+
+        When even the newest nodes do not fit readably, their operations are framed whole (their
+        leaves keep their lanes). Whatever else is in view is whole too: a node the view's edge
+        would cut in two is scrolled wholly in or wholly out.
+        """
         self._frame(self._new or self._outputs(), keep=False)
 
     def show_overview(self) -> None:
@@ -454,25 +487,14 @@ class GraphView(QWidget):
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        side = self.width() >= SIDE_DETAILS_WIDTH and self.width() > 1.2 * self.height()
+        side = self.width() >= SIDE_DETAILS_WIDTH and self.width() > SIDE_DETAILS_ASPECT * self.height()
         orientation = Qt.Horizontal if side else Qt.Vertical
         if orientation != self._splitter.orientation() or not self._sized:
             self._sized = True
             self._splitter.setOrientation(orientation)
             length = self.width() if side else self.height()
-            share = 0.38 if side else 0.22  # below the graph the details start small and grow for a node
-            self._splitter.setSizes([int(length * (1 - share)), int(length * share)])
-
-    def _fit_details(self) -> None:
-        """Grow the details pane below the graph to show all of a node's text, up to 45% of the panel."""
-        if self._splitter.orientation() != Qt.Vertical:
-            return
-        graph, details = self._splitter.sizes()
-        rows = self._details.document().blockCount() + 1
-        needed = rows * self._details.fontMetrics().lineSpacing() + 2 * self._details.frameWidth() + 8
-        wanted = min(needed, int((graph + details) * 0.45))
-        if details < wanted:
-            self._splitter.setSizes([graph + details - wanted, wanted])
+            details = min(int(length * DETAILS_SHARE), SIDE_DETAILS_MAX) if side else int(length * DETAILS_SHARE)
+            self._splitter.setSizes([length - details, details])
 
     def _click(self, position: Any) -> None:
         """A click on a node selects it; on a box's toggle collapses or expands it; on its header selects its line."""
@@ -618,14 +640,17 @@ class GraphView(QWidget):
         self._draw_texts(drawn, lines)
         self._restyle({node_id})
 
-    @staticmethod
-    def _node_lines(node: Mapping[str, Any]) -> list[tuple[str, str]]:
-        """``(text, style)`` lines of a node's box: a leaf's variable name and shape, else the node's name."""
+    def _node_lines(self, node: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """``(text, style)`` lines of a node's box: a leaf's variable name and shape, else the node's name,
+        on two lines when one is too narrow for it (``BackwardHookFunctionBackward`` was cut to ``…FunctionB…``)."""
         if node.get("kind") == "leaf":
             leaf = node.get("leaf") or {}
             name = node.get("variable") or "(unnamed leaf)"
             return [(name, "leaf"), (shape_text(leaf.get("shape", node.get("shape"))), "shape")]
-        return [(node.get("name", "?"), "name")]
+        name = node.get("name", "?")
+        if name not in self._wrapped:
+            self._wrapped[name] = name_lines(name, self._metrics.horizontalAdvance, MAX_NODE_WIDTH - 16)
+        return [(line, "name") for line in self._wrapped[name]]
 
     @staticmethod
     def _box_width(lines: list[tuple[str, float, str]]) -> float:
@@ -677,7 +702,7 @@ class GraphView(QWidget):
             self._draw_texts(drawn, lines)
             self._update_lanes([drawn.node["id"]])
         if self._selected == drawn.node["id"]:
-            self._details.setPlainText(self._describe(drawn.node["id"]))
+            self._show_details(drawn.node["id"])
 
     def _set_roots(self, roots: Mapping[str, int]) -> None:
         """Move the variable tags (``h →``) to the nodes the variables now point to."""
@@ -920,6 +945,19 @@ class GraphView(QWidget):
             self._styles[key] = (make_pen(outline, 3.0 if state else 1.2, style=dashed), QBrush(QColor(fill)))
         return self._styles[key]
 
+    def _show_details(self, node_id: int) -> None:
+        """Show a node's details, the code in them set as code (the backticks around it were shown as they are)."""
+        text, spans = code_spans(self._describe(node_id))
+        self._details.setPlainText(text)
+        code = QTextCharFormat()
+        code.setFontFamilies([QFontDatabase.systemFont(QFontDatabase.FixedFont).family()])
+        code.setBackground(QColor(PALETTE["op"][0]))
+        cursor = QTextCursor(self._details.document())
+        for start, end in spans:
+            cursor.setPosition(start)
+            cursor.setPosition(end, QTextCursor.KeepAnchor)
+            cursor.mergeCharFormat(code)
+
     def _describe(self, node_id: int) -> str:
         """The details pane text for a node."""
         node = self._drawn[node_id].node
@@ -986,7 +1024,14 @@ class GraphView(QWidget):
         operations = [i for i in ids if not self._layout.is_leaf(i)]
         if operations and fit_scale(self._view, new) < scale:
             # new leaves spread wider than the view: what the line computed is shown whole, the leaves keep their lanes
-            scroll_to_show(self._view, self._rect_of(operations))
+            focus = self._rect_of(operations)
+            scroll_to_show(self._view, focus)
+        show_uncut(self._view, focus, self._box_rects)
+
+    def _box_rects(self, rect: QRectF) -> list[QRectF]:
+        """The scene rectangles of the shown node boxes in or across ``rect``."""
+        return [item.sceneBoundingRect() for item in self._scene.items(rect)
+                if item.data(0) in self._drawn and item is self._drawn[item.data(0)].box and item.isVisible()]
 
     def _zoom_on(self, rect: QRectF, scale: float) -> None:
         zoom_on(self._view, rect, scale)
@@ -1026,10 +1071,11 @@ class GraphView(QWidget):
     def retranslate(self) -> None:
         """Set the toolbar, the empty-state message, the boxes' labels and the details again in the current language."""
         self._texts.apply()
+        self._legend.retranslate()
         self.set_waiting_leaves(self._waiting)
         self._groups.relabel()
         if self._selected is not None and self._selected in self._drawn:
-            self._details.setPlainText(self._describe(self._selected))
+            self._show_details(self._selected)
 
     def _update_empty(self) -> None:
         """The empty-state message, shown while there is no node."""

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QLocale, QStandardPaths, Qt
+from PySide6.QtCore import QByteArray, QLocale, QLockFile, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -92,6 +92,8 @@ MIN_WIDTH, MIN_HEIGHT = 1120, 700
 LAYOUT_VERSION = 3
 #: What the status bar says while a prediction waits for its answer (a step would pass it unanswered).
 QUESTION_WAITS = N_("Predict first: answer the question above (Enter), or skip it (Esc); the line has not run yet")
+#: Why a file is read-only in this window (typing shows it; an English msgid).
+ELSEWHERE_NOTE = N_("Read-only here: this file is open in another GradStep window, which keeps its edits")
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
 #: The docks' titles (English msgids), by object name.
@@ -168,6 +170,9 @@ class MainWindow(QMainWindow):
         self.coach: Coach | None = None
         """The predictions and exercise checks of the current run, when its lesson has any."""
         self._inspected: str | None = None
+        self._edit_lock: tuple[Path, QLockFile] | None = None  # the lock file of the file this window edits
+        self.edited_elsewhere = False
+        """Whether another window holds the open file's edit lock: then it is read-only here, never autosaved."""
         self._sized = False
         self._record_on_first_pause = False
         self._stepped = False  # whether the run was last resumed by a step (see _on_resumed)
@@ -388,7 +393,8 @@ class MainWindow(QMainWindow):
         self.notes_view.set_source(text)
         self.lesson_browser.select_path(str(shown))
         self._clear_pause_views()
-        unsaved = self.workspace.unsaved(shown, text)
+        self._lock_edits(shown)
+        unsaved = None if self.edited_elsewhere else self.workspace.unsaved(shown, text)  # else the other's
         if unsaved is not None:
             self.code_view.set_source(unsaved, str(shown))
             self.code_view.document().setModified(True)
@@ -399,7 +405,35 @@ class MainWindow(QMainWindow):
         self._update_actions()
         if unsaved is not None:
             self.state_label.setText(tr("Recovered unsaved changes to {name} from the last session", name=shown.name))
+        if self.edited_elsewhere:
+            self.state_label.setText(tr(ELSEWHERE_NOTE))
         return True
+
+    def _lock_edits(self, path: Path) -> None:
+        """Take the edit lock of ``path``, giving back the last file's: a file whose lock another window
+        holds is read-only here, so neither window overwrites the other's edits or autosaves."""
+        lock_path = self.workspace.lock_path(path)
+        if self._edit_lock is None or self._edit_lock[0] != lock_path:
+            self._release_edit_lock()
+            lock_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = QLockFile(str(lock_path))
+            lock.setStaleLockTime(0)  # held as long as the window is open; a crashed window's lock is stale by its PID
+            if lock.tryLock(0):
+                self._edit_lock = (lock_path, lock)
+        self.edited_elsewhere = self._edit_lock is None
+        self._allow_editing()
+
+    def _release_edit_lock(self) -> None:
+        if self._edit_lock is not None:
+            self._edit_lock[1].unlock()
+            self._edit_lock = None
+
+    def _allow_editing(self) -> None:
+        """The code view editable (no run holds it), unless another window edits the file."""
+        if self.edited_elsewhere:
+            self.code_view.set_read_only(True, ELSEWHERE_NOTE)
+        else:
+            self.code_view.set_read_only(False)
 
     def open_dialog(self) -> None:
         start = str(self.path.parent if self.path else self.lessons_dir)
@@ -436,7 +470,7 @@ class MainWindow(QMainWindow):
         self.open_file(original)
 
     def _on_autosave_due(self) -> None:
-        if self.path is None or not self.code_view.document().isModified():
+        if self.path is None or not self.code_view.document().isModified() or self.edited_elsewhere:
             return
         if self.workspace.is_bundled(self.path) or self.workspace.original_of(self.path):
             self.save()  # a lesson's copy is the learner's own: keep it current
@@ -898,7 +932,7 @@ class MainWindow(QMainWindow):
             self.run.just_ran = None
             if recorded and self.run.viewing is None:
                 self._show_live_graph()  # the recording ran to the end: the panels skipped its graph changes
-        self.code_view.set_read_only(False)
+        self._allow_editing()
         self.code_view.set_current_line(None)
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
         if ended.variables is not None:  # the module as the run left it, not as at the last pause
@@ -1141,8 +1175,8 @@ class MainWindow(QMainWindow):
         _enable(self.act_step_back, not running and run is not None and run.can_step_back())
         _enable(self.act_go_live, run is not None and run.viewing is not None)
         _enable(self.act_record, idle or paused)
-        _enable(self.act_save, has_file and not (running or paused))
-        _enable(self.act_revert, has_file and self._revertible())
+        _enable(self.act_save, has_file and not (running or paused) and not self.edited_elsewhere)
+        _enable(self.act_revert, has_file and self._revertible() and not self.edited_elsewhere)
 
     def _revertible(self) -> bool:
         """Whether the open file is a copy of a bundled lesson (Revert goes back to it); asked once per path."""
@@ -1282,6 +1316,7 @@ class MainWindow(QMainWindow):
         settings.put("window/geometry", self.saveGeometry())
         settings.put("window/state", self.saveState(LAYOUT_VERSION))
         settings.put("variables/header", QByteArray(self.variables_view.header_state()))
+        self._release_edit_lock()
         self.bridge.detach()
         self.session.close()
         event.accept()
