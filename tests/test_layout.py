@@ -289,3 +289,48 @@ def test_the_selected_variable_shows_value_shape_dtype_and_grad_state_at_1280(qt
                  "grad_fn\u00a0ExpBackward0", "_version\u00a00"):
         assert fact in details.text()
     qtbot.waitUntil(lambda: fits(details))  # the strip lays the grown label out at the next pass
+
+
+def visible_rows(table, scroll) -> int:
+    """How many of ``table``'s rows lie wholly in sight: inside its viewport and inside the scroll area's."""
+    seen = scroll.viewport().rect()
+    count = 0
+    for row in range(table.rowCount()):
+        rect = table.visualRect(table.model().index(row, 0))
+        top_left = table.viewport().mapTo(scroll.viewport(), rect.topLeft())
+        if table.viewport().rect().contains(rect) and seen.contains(QRect(top_left, rect.size())):
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_output_lines_and_backward_results_read_whole_at_1280(qtbot, make_window, language):
+    """At 1280×800 the Output pane was 185 px wide (a print wrapped every ~20 characters) and the
+    Backward panel showed one result row."""
+    window = make_window(1280, 800)
+    window.set_language(language)
+    run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
+    output = window.console.output
+    qtbot.waitUntil(lambda: "step 4" in output.toPlainText())
+    printed = next(b for b in iter_blocks(output.document()) if b.text().startswith("step 0:"))
+    assert len(printed.text()) >= 40 and printed.layout().lineCount() == 1  # a print of the lesson, on one line
+    assert output.viewport().width() >= 60 * output.fontMetrics().horizontalAdvance("m")
+    window.docks["backward"].raise_()
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 4)
+    qtbot.waitUntil(lambda: visible_rows(panel.table, panel._scroll) >= 3)
+    line = window.console.input
+    for enabled, shown in [(True, "paused"), (False, "past"), (False, "ended"), (False, "idle"), (False, "running")]:
+        window.console.set_input_enabled(enabled, shown)  # each placeholder the console shows, whole
+        assert line.fontMetrics().horizontalAdvance(line.placeholderText()) <= line.width() - 12, (
+            shown, line.placeholderText(), line.width())
+
+
+def iter_blocks(document):
+    block = document.begin()
+    while block.isValid():
+        yield block
+        block = block.next()

@@ -440,8 +440,8 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
     assert window.timeline.live_button.text() == "Go to the end"
     assert window.timeline.compare_button.text() == "Diff with the end"
     assert window.code_view.previous_line() is not None  # the past step's arrow
-    assert window.console.input.placeholderText().startswith("The run has ended: F5 or F10 starts it again")
-    assert window.console.input.toolTip() == window.console.input.placeholderText()  # whole, where it is cut
+    assert window.console.input.placeholderText() == "The run has ended: F5 or F10 runs it again"
+    assert window.console.input.toolTip().startswith("The run has ended: F5 or F10 starts it again")  # the whole reason
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     stack = window.stack_view.list
     assert window.run.viewing is None and window.timeline.label_text() == f"step {total} of {total} (finished)"
@@ -465,7 +465,8 @@ def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qt
         press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
     assert window.code_view.previous_line() == 1
     # the lesson is paused, but not at the step in view: the console says how to evaluate again
-    assert window.console.input.placeholderText().startswith("Viewing the past: Ctrl+Shift+F10 goes back to live")
+    assert window.console.input.placeholderText() == "The past: Ctrl+Shift+F10 leads back to evaluating"
+    assert window.console.input.toolTip().startswith("Viewing the past: Ctrl+Shift+F10 goes back to live")
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.code_view.current_line() == 4 and window.code_view.previous_line() == 3
     panel = window.backward_panel

@@ -50,6 +50,13 @@ _WHY_NOT = {
     "ended": N_("The run has ended: F5 or F10 starts it again to evaluate expressions"),
     "idle": N_("F10 or F5 starts the lesson paused at its first line, where expressions can be evaluated"),
 }
+#: The placeholders, by what the window shows: short enough for the console at 1280 px (the tooltip says it whole).
+_SHORT_HINTS = {
+    "paused": N_("An expression to evaluate here (Up/Down: history)"),
+    "past": N_("The past: Ctrl+Shift+F10 leads back to evaluating"),
+    "ended": N_("The run has ended: F5 or F10 runs it again"),
+    "idle": N_("F10 or F5 starts the lesson, paused"),
+}
 
 
 def describe_value(summary: dict[str, Any]) -> list[str]:
@@ -453,11 +460,12 @@ class ConsoleView(QWidget):
         self.input.setEnabled(enabled)
         self.prompt.setEnabled(enabled)
         self._hint = _ENABLED_HINT if enabled else _WHY_NOT.get(shown, _DISABLED_HINT)
+        self._short_hint = _SHORT_HINTS.get("paused" if enabled else shown, _DISABLED_HINT)
         self._show_hint()
 
     def _show_hint(self) -> None:
-        """The placeholder, and the same as a tooltip: a narrow console cuts the placeholder short."""
-        self.input.setPlaceholderText(tr(self._hint))
+        """The short placeholder, and the whole reason as a tooltip."""
+        self.input.setPlaceholderText(tr(self._short_hint))
         self.input.setToolTip(tr(self._hint))
 
     def retranslate(self) -> None:
