@@ -29,7 +29,7 @@ mismatch) looks like and how its traceback points at the line that caused it.
 # 很别扭，也没法在计算中途直接打印一个值。
 #
 # PyTorch 采用*即时执行*（eager）：每个运算立刻执行；只要某个输入需要梯度，就在同一时刻
-# 往 autograd 图里追加一个节点。这张图记录的正是实际执行过的运算。代价是整图优化的机会
+# 往计算图里追加一个节点。这张图记录的正是实际执行过的运算。代价是整图优化的机会
 # 较少；第 10 课会介绍在需要时如何重新得到静态图。
 
 # %%
@@ -47,9 +47,25 @@ torch.manual_seed(0)
 # ## Watch the graph grow
 # `a` and `w` are leaves we create ourselves with `requires_grad=True`; their `grad_fn` is None.
 #
-# - Before `b = a * w` runs, GradStep asks what `b.grad_fn` will be. Step over it and look:
-#   a node named after the operation, the one that knows how to send gradients back to `a`
-#   and `w`.
+# - Before `b = a * w` runs, GradStep asks what `b.grad_fn` will be. The leaves have none:
+#   does their product have one, and if so, which?
+# [zh]
+# ## 观察计算图的生长
+# `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
+#
+# - 在 `b = a * w` 执行之前，GradStep 会先问你 `b.grad_fn` 将是什么。叶子没有 `grad_fn`：
+#   它们的乘积有没有？如果有，是哪一个？
+
+# %%
+a = torch.randn(3, requires_grad=True)
+w = torch.randn(3, requires_grad=True)
+b = a * w  # predict: b.grad_fn | None | MulBackward0
+
+# %% [markdown]
+# [en]
+# ## One line, one node
+# - `b.grad_fn` is `MulBackward0`: a node named after the operation, the one that knows how
+#   to send gradients back to `a` and `w`.
 # - Step over `c = torch.exp(b)` and `loss = c.sum()`: each line adds exactly one node
 #   (`ExpBackward0`, then `SumBackward0`). Nothing was declared in advance.
 # - The `print("nodes behind loss:"` line walks the graph backwards from `loss`, following
@@ -58,11 +74,8 @@ torch.manual_seed(0)
 #   (lesson 7 shows the adding up). The walk is `graph_nodes` in `course.py`, the helper
 #   module beside the lessons; GradStep does not step inside it, so F11 on this line is one step.
 # [zh]
-# ## 观察计算图的生长
-# `a` 和 `w` 是我们自己创建的叶子张量，设置了 `requires_grad=True`，它们的 `grad_fn` 为 None。
-#
-# - 在 `b = a * w` 执行之前，GradStep 会先问你 `b.grad_fn` 将是什么。单步执行后查看它：
-#   这是一个以运算命名的节点，负责把梯度传回 `a` 和 `w`。
+# ## 一行代码，一个节点
+# - `b.grad_fn` 是 `MulBackward0`：一个以运算命名的节点，负责把梯度传回 `a` 和 `w`。
 # - 再单步执行 `c = torch.exp(b)` 和 `loss = c.sum()`：每一行正好新增一个节点
 #   （`ExpBackward0`，然后是 `SumBackward0`），事先没有声明任何东西。
 # - `print("nodes behind loss:"` 这一行从 `loss` 出发反向遍历计算图，
@@ -72,9 +85,6 @@ torch.manual_seed(0)
 #   这是课程目录里的辅助模块；GradStep 不会单步进入它，所以在这一行按 F11 只算一步。
 
 # %%
-a = torch.randn(3, requires_grad=True)
-w = torch.randn(3, requires_grad=True)
-b = a * w  # predict: b.grad_fn | None | MulBackward0
 c = torch.exp(b)
 loss = c.sum()
 print("b.grad_fn:", b.grad_fn.name())
@@ -84,26 +94,22 @@ print("intermediate c (print it like any value):", c)
 
 # %% [markdown]
 # [en]
-# ## NaN is not an error
-# `torch.log` of a negative number does **not** raise: it quietly returns NaN ("not a
-# number"), and NaN then spreads through every later result. (Some tutorials claim it
-# raises an error; it does not.)
+# ## The log of a negative number
+# `data - 1.0` has a negative entry, and the next line takes its `torch.log`. Will that
+# line raise, or will the program carry on with something in that entry?
 #
-# - Step over `logged = torch.log(shifted)` and look at `logged`: the entries where
-#   `shifted` was negative are `nan`, yet the program carried on.
-# - `scaled` and `result` inherit the NaN. Looking only at `result`, you cannot tell where
-#   it came from. The loop `for name, value in steps` checks each intermediate with
-#   `torch.isnan` in the order they were computed and reports the first one that has NaN.
+# - Step over the lines one by one and watch the Variables view; nothing else stops you.
+# - The loop `for name, value in steps` checks each intermediate with `torch.isnan` ("not a
+#   number") in the order they were computed and reports the first one that holds NaN.
+#   GradStep asks which one it finds.
 # [zh]
-# ## NaN 不是错误
-# 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN（Not a Number，非数值），
-# 之后所有依赖它的结果都会变成 NaN。（有些教程说这里会报错，其实不会。）
+# ## 对负数取对数
+# `data - 1.0` 里有一个负数，下一行对它取 `torch.log`。这一行会抛出异常，
+# 还是程序会带着那个位置上的某个值继续运行？
 #
-# - 单步执行 `logged = torch.log(shifted)`，查看 `logged`：
-#   `shifted` 中为负的位置变成了 `nan`，但程序照常往下运行。
-# - `scaled` 和 `result` 继承了 NaN。只看 `result` 无法知道它从哪里来。
-#   循环 `for name, value in steps` 按计算顺序用 `torch.isnan` 检查每个中间结果，
-#   报告第一个出现 NaN 的地方。
+# - 逐行单步执行，同时观察变量视图；没有别的东西会拦住你。
+# - 循环 `for name, value in steps` 按计算顺序用 `torch.isnan`（NaN 即 Not a Number，非数值）
+#   检查每个中间结果，报告第一个含有 NaN 的结果。GradStep 会问你它找到的是哪一个。
 
 # %%
 data = torch.tensor([2.0, 0.5, 3.0, -1.0])
@@ -120,6 +126,23 @@ for name, value in steps:
     if torch.isnan(value).any():
         first_nan = name  # predict: first_nan | shifted | logged | scaled | result
         break
+
+# %% [markdown]
+# [en]
+# ## NaN is not an error
+# `torch.log` of a negative number does **not** raise: it quietly returns NaN, and NaN then
+# spreads through every later result. (Some tutorials claim it raises an error; it does not.)
+# `shifted` is negative but still a number; `logged` is the first result with `nan` in it,
+# and `scaled` and `result` inherit it. Looking only at `result`, you could not tell where
+# it came from; checking the intermediates in order could.
+# [zh]
+# ## NaN 不是错误
+# 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN，之后所有依赖它的结果都会变成 NaN。
+# （有些教程说这里会报错，其实不会。）`shifted` 虽然是负数，但仍然是数；`logged` 是第一个
+# 含有 `nan` 的结果，`scaled` 和 `result` 继承了它。只看 `result` 无法知道 NaN 从哪里来，
+# 按顺序检查中间结果就能找到。
+
+# %%
 print("NaN first appears in:", first_nan)
 
 # %% [markdown]
@@ -171,22 +194,20 @@ for warning in caught:
 # %% [markdown]
 # [en]
 # ## A real error: shapes that do not fit
-# Unlike NaN, multiplying matrices whose inner sizes differ is an error. Because PyTorch
-# runs each line at once, the traceback points at the exact line, with the shapes in
-# the message.
+# Unlike NaN, multiplying matrices whose inner sizes differ is an error.
 #
-# - Step over `product = left @ right` inside the `try`: `left` is 2x3 and `right` is 2x3,
-#   so the inner sizes (3 and 2) do not match. Read PyTorch's message in the output.
+# - Step over the matrix product inside the `try`: `left` is 2x3 and `right` is 2x3,
+#   so the inner sizes (3 and 2) do not match. Read PyTorch's message in the output: it
+#   gives the two shapes.
 # - The `except` block takes the last entry of the traceback, `where`, and prints its line
 #   number and text. GradStep asks which line it names: the line that raised the error, or
 #   the `try:` that caught it?
 # [zh]
 # ## 真正的错误：形状对不上
-# 与 NaN 不同，内侧维度不一致的矩阵相乘会直接报错。因为 PyTorch 逐行立即执行，
-# 回溯信息会精确指向出错的那一行，错误信息里还带着两个形状。
+# 与 NaN 不同，内侧维度不一致的矩阵相乘会直接报错。
 #
-# - 单步执行 `try` 中的 `product = left @ right`：`left` 是 2x3，`right` 也是 2x3，
-#   内侧维度（3 和 2）不相等。请在输出中阅读 PyTorch 的报错信息。
+# - 单步执行 `try` 中的矩阵乘法：`left` 是 2x3，`right` 也是 2x3，
+#   内侧维度（3 和 2）不相等。请在输出中阅读 PyTorch 的报错信息：里面带着两个形状。
 # - `except` 块取出回溯的最后一项 `where`，打印它的行号和代码。GradStep 会问你它指向哪一行：
 #   是抛出错误的那一行，还是捕获它的 `try:`？
 
@@ -200,6 +221,18 @@ except RuntimeError as err:
     print("shape error:", err)
     print(f"raised at line {where.lineno}: {where.line}")
 
+# %% [markdown]
+# [en]
+# ## The traceback names the line that raised
+# `where` is the multiplication itself, not the `try:`. Because PyTorch runs each line at
+# once, the error is raised by the very line whose shapes do not fit, and the traceback
+# points there, with the shapes in the message.
+# [zh]
+# ## 回溯指向抛出错误的那一行
+# `where` 指向的是乘法那一行本身，而不是 `try:`。因为 PyTorch 逐行立即执行，
+# 错误正是由形状对不上的那一行抛出的，回溯就指向那里，错误信息里还带着两个形状。
+
+# %%
 product = left @ right.T
 print("fixed with right.T, product shape:", tuple(product.shape))
 

@@ -39,16 +39,12 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 # %% [markdown]
 # [en]
 # ## The graph grows by one piece per step
-# - Stop at the `h_t = torch.tanh(...)` line and step over it several times. Each time,
-#   `h_t.grad_fn` is a fresh node, that of the last operation that made `h_t` (the first
-#   time, GradStep asks which), and the printed node count goes up by the same ten nodes:
-#   `SelectBackward0` for `inputs[t]`, three for each vector @ matrix product (unsqueeze,
-#   `MmBackward0`, squeeze), two `AddBackward0` and one `TanhBackward0`.
-# - Step 0 is different, and GradStep asks for its count before the `nodes = ...` line.
-#   That pass makes only nine nodes of its own, because `h₀` (the zeros we start from) needs
-#   no grad, so `h_t @ W_hh` makes two (see below). It also makes the `AccumulateGrad` nodes,
-#   one for each leaf that requires grad (`inputs`, `W_xh`, `W_hh`, `b_h`); every later step
-#   reuses them, so from step 1 on each step adds exactly ten.
+# - Stop at the `h_t = torch.tanh(...)` line and step over it several times. The first
+#   time, GradStep asks which node `h_t.grad_fn` will be: the line has two `@`, two `+` and
+#   a `tanh`. Each later pass makes a fresh node of the same kind.
+# - Before the `nodes = ...` line of step 0, GradStep asks how many nodes `count_nodes(h_t)`
+#   finds behind `h_t`. Count every node the walk meets on its way back to the leaves, and
+#   use Alt+F11 (below) to see what the line made.
 # - `hidden_states` keeps every `h_t`. We call `retain_grad()` on each one so that, after
 #   backward, we can see that the gradient reached every step.
 # - The count comes from `count_nodes` in `course.py`, the helper module beside the lessons:
@@ -69,17 +65,12 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   outline the nodes of that addition. F10 finishes the line.
 # [zh]
 # ## 图每一步长出一块
-# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。
-#   每次 `h_t.grad_fn` 都是一个新节点，即生成 `h_t` 的最后一个运算的节点（第一次执行前，
-#   GradStep 会问你是哪一个）。打印出的节点数每次都增加同样的十个：
-#   取出 `inputs[t]` 的 `SelectBackward0`，
-#   每个“向量 @ 矩阵”乘积三个（unsqueeze、`MmBackward0`、squeeze），
-#   两个 `AddBackward0`，以及一个 `TanhBackward0`。
-# - 第 0 步不一样，在执行 `nodes = ...` 那一行之前，GradStep 会问你这一步的节点数。
-#   这一轮自己只生成九个节点，因为起始的 `h₀`（全零张量）不需要梯度，
-#   所以 `h_t @ W_hh` 只生成两个（见下文）。它还生成了 `AccumulateGrad` 节点，每个需要
-#   梯度的叶子一个（`inputs`、`W_xh`、`W_hh`、`b_h`）；后面的每一步都复用它们，因此从第 1 步
-#   起每步正好增加十个。
+# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。第一次执行前，GradStep 会问你
+#   `h_t.grad_fn` 是哪个节点：这一行有两个 `@`、两个 `+` 和一个 `tanh`。之后每一轮都会生成
+#   一个同类的新节点。
+# - 在第 0 步的 `nodes = ...` 那一行之前，GradStep 会问你 `count_nodes(h_t)` 在 `h_t` 背后
+#   找到多少个节点。把遍历回到叶子的路上遇到的每个节点都数上，可以用 Alt+F11（见下文）
+#   看这一行生成了什么。
 # - `hidden_states` 保存了每一步的 `h_t`。我们对每个 `h_t` 调用 `retain_grad()`，
 #   这样反向传播之后就能看到梯度到达了每一步。
 # - 节点数由课程目录里的辅助模块 `course.py` 中的 `count_nodes` 算出：
@@ -92,7 +83,7 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 # `UnsqueezeBackward0`、`MmBackward0` 和 `SqueezeBackward4`。一个 `@` 生成了三个节点，
 # 因为“向量 @ 矩阵”是先把向量变成一行的矩阵（unsqueeze），做矩阵乘法，再压缩回去（squeeze）。
 # - 再按一次 Alt+F11 执行 `h_t @ W_hh`。第一次循环时它只生成两个节点：
-#   `h_t` 还是一开始的全零张量，不需要梯度，所以 autograd 不为它的 unsqueeze 记录任何节点。
+#   `h_t` 还是一开始的全零张量，不需要梯度，所以自动求导不为它的 unsqueeze 记录任何节点。
 #   从第二次循环起 `h_t` 需要梯度，这个 `@` 也会生成三个节点。
 # - 点击一个节点，代码中会选中生成它的子表达式；把鼠标移到代码里的 `+` 上，
 #   会标出这次加法生成的节点。按 F10 执行完这一行。
@@ -110,26 +101,32 @@ for t in range(NUM_STEPS):
 
 # %% [markdown]
 # [en]
+# ## What the loop built
+# - `h_t.grad_fn` was `TanhBackward0` each time: the node of the *last* operation that made
+#   `h_t`. Each pass added the same ten nodes: `SelectBackward0` for `inputs[t]`, three for
+#   each vector @ matrix product (unsqueeze, `MmBackward0`, squeeze), two `AddBackward0` and
+#   one `TanhBackward0`.
+# - Step 0 found 13: nine nodes of its own (`h₀`, the zeros we start from, needs no grad, so
+#   `h_t @ W_hh` made two) and one `AccumulateGrad` node for each leaf that requires grad
+#   (`inputs`, `W_xh`, `W_hh`, `b_h`). Every later step reuses those four, so from step 1 on
+#   each step adds exactly ten.
+#
 # ## Backpropagation through time
-# The loss uses only the *last* hidden state, yet one `loss.backward()` walks back through
-# all five iterations.
-#
-# - After `loss.backward()`, look at `inputs.grad`. GradStep asks first whether row 0, used
-#   five steps before the loss, gets any gradient at all.
-# - `W_hh.grad` is the sum of the contributions of every step, because the same tensor
-#   was used in each iteration.
-# - The printed norms show how much gradient reaches each hidden state. With five steps
-#   the early ones are still large; over long sequences they fade towards zero (the
-#   "vanishing gradient" of plain RNNs, see Try it).
+# The loss uses only the *last* hidden state. After `loss.backward()`, look at
+# `inputs.grad`; GradStep asks first whether row 0, used five steps before the loss, gets
+# any gradient at all.
 # [zh]
-# ## 随时间反向传播（BPTT）
-# 损失只用到了*最后*一个隐藏状态，但一次 `loss.backward()` 就会回溯全部五次迭代。
+# ## 循环构建了什么
+# - 每一次 `h_t.grad_fn` 都是 `TanhBackward0`：生成 `h_t` 的*最后*一个运算的节点。每一轮都
+#   增加同样的十个节点：取出 `inputs[t]` 的 `SelectBackward0`，每个“向量 @ 矩阵”乘积三个
+#   （unsqueeze、`MmBackward0`、squeeze），两个 `AddBackward0`，以及一个 `TanhBackward0`。
+# - 第 0 步数出 13 个：它自己的九个节点（起始的 `h₀` 是全零张量，不需要梯度，所以 `h_t @ W_hh`
+#   只生成两个），加上每个需要梯度的叶子各一个 `AccumulateGrad` 节点（`inputs`、`W_xh`、
+#   `W_hh`、`b_h`）。后面的每一步都复用这四个，因此从第 1 步起每步正好增加十个。
 #
-# - `loss.backward()` 之后查看 `inputs.grad`。GradStep 会先问你：第 0 行在计算损失之前
-#   五步就用过了，它还能得到梯度吗？
-# - `W_hh.grad` 是每一步贡献之和，因为每次迭代用的都是同一个张量。
-# - 打印出的范数表示到达每个隐藏状态的梯度大小。只有五步时，早期的梯度仍然不小；
-#   序列很长时它们会逐渐趋近于零（普通 RNN 的“梯度消失”，见“动手试试”）。
+# ## 通过时间反向传播
+# 损失只用到了*最后*一个隐藏状态。`loss.backward()` 之后查看 `inputs.grad`；GradStep 会先问你：
+# 第 0 行在计算损失之前五步就用过了，它还能得到梯度吗？
 
 # %%
 loss = h_t.sum()
@@ -140,6 +137,16 @@ for t, h in enumerate(hidden_states):
 
 # %% [markdown]
 # [en]
+# ## One backward, five steps back
+# Row 0 got a gradient: one `loss.backward()` walked back through all five iterations,
+# because the graph holds every one of them.
+#
+# - `W_hh.grad` is the sum of the contributions of every step, because the same tensor
+#   was used in each iteration.
+# - The printed norms show how much gradient reaches each hidden state. With five steps
+#   the early ones are still large; over long sequences they fade towards zero (the
+#   "vanishing gradient" of plain RNNs, see Try it).
+#
 # ## The same cell with nn.RNN
 # `nn.RNN` runs this loop for you (in optimised code). It stores its weights transposed
 # (`weight_ih_l0` is hidden x input) and has two biases; we copy our tensors in and set the
@@ -148,6 +155,13 @@ for t, h in enumerate(hidden_states):
 # - After `out, h_n = rnn(...)`, compare `h_n` with our last `h_t`: they match.
 # - The gradients match too: `rnn.weight_hh_l0.grad` equals `W_hh.grad` transposed.
 # [zh]
+# ## 一次反向传播，回溯五步
+# 第 0 行得到了梯度：一次 `loss.backward()` 回溯了全部五次迭代，因为计算图里记录着每一次迭代。
+#
+# - `W_hh.grad` 是每一步贡献之和，因为每次迭代用的都是同一个张量。
+# - 打印出的范数表示到达每个隐藏状态的梯度大小。只有五步时，早期的梯度仍然不小；
+#   序列很长时它们会逐渐趋近于零（普通 RNN 的“梯度消失”，见“动手试试”）。
+#
 # ## 用 nn.RNN 做同样的事
 # `nn.RNN` 替你运行这个循环（用的是优化过的代码）。它把权重转置存放：`weight_ih_l0` 的形状是
 # “隐藏维度 x 输入维度”。它还有两个偏置；我们把自己的张量拷进去，并把第二个偏置设为零。

@@ -16,9 +16,9 @@ what ``batch_sizes`` in a ``PackedSequence`` means; and why packing skips the pa
 # mind different lengths, but the *model* must be told which steps are real.
 # [zh]
 # # 变长序列
-# 把序列填充成一个批次，用掩码标出真实的时间步，再打包，让 RNN 跳过填充部分。
+# 把序列填充成一个批量，用掩码标出真实的时间步，再打包，让 RNN 跳过填充部分。
 #
-# 句子、音频片段、传感器日志的长度很少一致。一个批次必须是规整的矩形，所以较短的序列
+# 句子、音频片段、传感器日志的长度很少一致。一个批量必须是规整的矩形，所以较短的序列
 # 要用填充值补齐。动态图并不在乎长度不同，但*模型*需要知道哪些时间步是真实的。
 
 # %%
@@ -43,7 +43,7 @@ lengths = torch.tensor([len(seq) for seq in sequences])
 # [zh]
 # ## 填充与掩码
 # - 单步执行 `padded = pad_sequence(...)`，查看它的形状（GradStep 会先问你）：
-#   因为 `batch_first=True`，三个维度依次是（批大小，最长长度，特征数）。
+#   因为 `batch_first=True`，三个维度依次是（批量大小，最长长度，特征数）。
 #   第 1 行原本只有两步，其余部分都是零。
 # - `mask` 在真实时间步为 True，在填充处为 False。`masked_mean` 借助它，使填充的零不会
 #   拉低平均值；把它和 `padded.mean(dim=1)` 比较一下。
@@ -72,7 +72,7 @@ print("row 1, naive mean: ", naive_mean[1])
 # [zh]
 # ## 打包与 batch_sizes
 # `pack_padded_sequence` 只保存真实的时间步，并按时间步依次排列。
-# `enforce_sorted=False` 让它自己按长度给批次排序（之后再还原顺序）。
+# `enforce_sorted=False` 让它自己按长度给批量排序（之后再还原顺序）。
 #
 # - `packed.batch_sizes` 给出每个时间步还有几条序列没有结束，
 #   也就是 GRU 在这一步要处理的行数。在 `packed = ...` 执行之前，GradStep 会问你这个列表；
@@ -91,7 +91,7 @@ print("unpacked output shape:", tuple(out.shape), "lengths:", out_lengths.tolist
 
 # %% [markdown]
 # [en]
-# ## Why packing skips the padding
+# ## The packed output and its gradient
 # - `h_n` holds each sequence's state after its *own* last real step:
 #   `last_real` picks `out[i, length_i - 1]` and the comparison prints True.
 # - Running the GRU on `padded` directly (`h_unpacked`) feeds the zeros through the cell
@@ -100,7 +100,7 @@ print("unpacked output shape:", tuple(out.shape), "lengths:", out_lengths.tolist
 # - After `out.sum().backward()`, look at `padded.grad[1]`: the two real steps have a
 #   gradient. GradStep asks first whether any of the three padded steps gets one.
 # [zh]
-# ## 为什么打包能跳过填充
+# ## 打包后的输出及其梯度
 # - `h_n` 保存的是每条序列在*自己*最后一个真实时间步之后的状态：
 #   `last_real` 取出 `out[i, length_i - 1]`，比较结果打印为 True。
 # - 直接把 `padded` 送进 GRU（得到 `h_unpacked`）时，填充的零也会经过循环单元，
@@ -116,6 +116,19 @@ _, h_unpacked = gru(padded)
 print("final state changed by padding:", (h_unpacked[0] - h_n[0]).abs().sum(dim=1))
 
 out.sum().backward()  # predict: bool(padded.grad[1, 2:].any()) | True | False
+
+# %% [markdown]
+# [en]
+# ## Why packing skips the padding
+# The padded steps of row 1 got no gradient at all: the packed sequence never fed them to
+# the GRU, so the graph has no path from `out` back to them. `pad_packed_sequence` filled
+# `out` there with zeros that depend on nothing.
+# [zh]
+# ## 为什么打包能跳过填充
+# 第 1 行的填充时间步完全没有得到梯度：打包后的序列从来没有把它们送进 GRU，
+# 所以计算图里没有从 `out` 回到它们的路径。`pad_packed_sequence` 在那些位置填的零不依赖任何东西。
+
+# %%
 print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))
 
 # %% [markdown]

@@ -15,7 +15,7 @@ decorator; and ``torch.inference_mode()``, which is stricter and cheaper.
 # memory and time. PyTorch has a global "grad mode" switch. When it is off, operations run
 # as usual but nothing is recorded.
 # [zh]
-# # 关闭梯度
+# # 禁用梯度计算
 # no_grad 只是不再记录新的运算，并不会改变你已有的张量。
 #
 # 在评估、预测或手动更新权重时，我们不需要计算图：它既占内存又耗时间。PyTorch 有一个
@@ -30,26 +30,23 @@ print("grad enabled at start:", torch.is_grad_enabled())
 
 # %% [markdown]
 # [en]
-# ## Inside no_grad: the inputs keep requires_grad, the results lose it
-# A common misreading is that `no_grad` sets `requires_grad` to False on every tensor.
-# It does not touch existing tensors at all.
+# ## Inside no_grad
+# `x` requires grad. What does `with torch.no_grad():` do to it, and to what is computed
+# inside the block?
 #
 # - Step into the `with torch.no_grad():` block and look at `torch.is_grad_enabled()`
-#   printed on the first line inside it: False. GradStep asks, as you enter the block,
-#   whether `x` still requires grad; watch `x` in the variables view.
-# - Step over `doubled = x * 2` (GradStep asks about `doubled.requires_grad` first): no
-#   operation is recorded here, so `doubled` has no `grad_fn`.
-# - After the block, `tracked = x * 2` is recorded again, because grad mode is back on.
+#   printed on the first line inside it. GradStep asks, as you enter the block, whether
+#   `x` still requires grad; watch `x` in the variables view.
+# - Before `doubled = x * 2` runs, GradStep asks whether `doubled` requires grad.
+# - After the block, look at `tracked = x * 2`.
 # [zh]
-# ## 在 no_grad 内部：输入仍然需要梯度，结果不再需要
-# 一种常见的误解是 `no_grad` 会把所有张量的 `requires_grad` 设为 False。
-# 实际上它完全不会改动已有的张量。
+# ## 在 no_grad 内部
+# `x` 需要梯度。`with torch.no_grad():` 会对它做什么？对块内算出的结果又会怎样？
 #
-# - 单步进入 `with torch.no_grad():` 块，看块内第一行打印的 `torch.is_grad_enabled()`：False。
+# - 单步进入 `with torch.no_grad():` 块，看块内第一行打印的 `torch.is_grad_enabled()`。
 #   进入这个块时，GradStep 会问你 `x` 是否仍然需要梯度；请在变量视图里观察 `x`。
-# - 单步执行 `doubled = x * 2`（GradStep 会先问你 `doubled.requires_grad`）：
-#   这里不记录任何运算，所以 `doubled` 没有 `grad_fn`。
-# - 离开这个块后，`tracked = x * 2` 又会被记录，因为梯度模式恢复了。
+# - 在 `doubled = x * 2` 执行之前，GradStep 会问你 `doubled` 是否需要梯度。
+# - 离开这个块后，看一看 `tracked = x * 2`。
 
 # %%
 with torch.no_grad():  # predict: x.requires_grad | True | False
@@ -61,20 +58,33 @@ print("after the block, tracked.grad_fn:", tracked.grad_fn)
 
 # %% [markdown]
 # [en]
+# ## The inputs keep requires_grad, the results lose it
+# A common misreading is that `no_grad` switches `requires_grad` off on every tensor. It
+# does not touch existing tensors at all: `x` still requires grad inside the block. What
+# it switches off is *recording*: `torch.is_grad_enabled()` printed that grad mode was off,
+# no operation was recorded, so `doubled` does not require grad and has no `grad_fn`. After the block,
+# `tracked = x * 2` is recorded again, because grad mode is back on.
+#
 # ## Switching by a flag, and the decorator
 # - `torch.set_grad_enabled(is_training)` turns tracking on or off from a variable, which
 #   suits code shared by training and evaluation. Step over `with
 #   torch.set_grad_enabled(is_training):` once for each value of `is_training` and compare
 #   `out.requires_grad`.
-# - `@torch.no_grad()` above `predict` switches tracking off for every call of the function,
-#   whatever the caller's mode: GradStep asks whether `prediction` requires grad.
+# - `@torch.no_grad()` sits above `predict`, and we call it in grad mode with `x`, which
+#   requires grad. GradStep asks whether `prediction` requires grad.
 # [zh]
+# ## 输入仍然需要梯度，结果不再需要
+# 一种常见的误解是 `no_grad` 会关掉所有张量的 `requires_grad`。实际上它完全不会改动
+# 已有的张量：块内的 `x` 仍然需要梯度。它关掉的是*记录*：`torch.is_grad_enabled()` 打印出
+# 梯度模式已关闭，不记录任何运算，所以 `doubled` 不需要梯度，也没有 `grad_fn`。离开这个块后，
+# `tracked = x * 2` 又会被记录，因为梯度模式恢复了。
+#
 # ## 用变量切换，以及装饰器
 # - `torch.set_grad_enabled(is_training)` 根据变量的值打开或关闭跟踪，适合训练和评估共用的
 #   代码。对 `is_training` 的每个取值各单步执行一次 `with torch.set_grad_enabled(is_training):`，
 #   比较 `out.requires_grad`。
-# - 写在 `predict` 上方的 `@torch.no_grad()` 让这个函数的每次调用都不跟踪梯度，
-#   不管调用者处于哪种模式：GradStep 会问你 `prediction` 是否需要梯度。
+# - `predict` 上方写着 `@torch.no_grad()`，而我们在梯度模式下用需要梯度的 `x` 调用它。
+#   GradStep 会问你 `prediction` 是否需要梯度。
 
 # %%
 for is_training in (True, False):
@@ -94,6 +104,36 @@ print("prediction.requires_grad:", prediction.requires_grad)
 
 # %% [markdown]
 # [en]
+# ## The decorator wins, and backward() is not recording
+# `prediction` does not require grad: `@torch.no_grad()` switches recording off for every
+# call of the function, whatever the caller's mode.
+#
+# `no_grad` is often described as "disabling gradient calculation", so what does a
+# `backward()` inside it do? `loss = (w**2).sum()` is recorded *before* the block; the
+# block only calls `loss.backward()`. GradStep asks what lands in `w.grad`.
+# [zh]
+# ## 装饰器说了算，而 backward() 并不是在记录
+# `prediction` 不需要梯度：`@torch.no_grad()` 让这个函数的每次调用都不记录运算，
+# 不管调用者处于哪种模式。
+#
+# `no_grad` 常被说成“禁用梯度计算”，那么在它里面调用 `backward()` 会怎样？
+# `loss = (w**2).sum()` 是在块*之前*记录的，块里只调用 `loss.backward()`。
+# GradStep 会问你 `w.grad` 里是什么。
+
+# %%
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+loss = (w**2).sum()
+with torch.no_grad():
+    loss.backward()  # predict: w.grad | None | tensor([2., 4., 6.])
+print("backward() inside no_grad, w.grad:", w.grad)
+
+# %% [markdown]
+# [en]
+# ## backward() under no_grad still fills .grad
+# `w.grad` is [2, 4, 6], 2w: `no_grad` decides whether *new operations* are recorded. A
+# backward pass through a graph recorded earlier runs all the same and fills `.grad`
+# (PyTorch's own optimizers and `clip_grad_norm_` work on `.grad` under `no_grad`).
+#
 # ## inference_mode: faster, with strings attached
 # `torch.inference_mode()` also skips the version counters and view tracking that autograd
 # would need later, so it is a little cheaper than `no_grad`. The price: tensors made inside
@@ -109,10 +149,15 @@ print("prediction.requires_grad:", prediction.requires_grad)
 # - `fast.clone()` is an ordinary tensor again: `normal * x` is recorded as usual. Use
 #   `no_grad` instead when the results may be used for training later.
 # [zh]
+# ## 在 no_grad 下 backward() 照样填入 .grad
+# `w.grad` 是 [2, 4, 6]，即 2w：`no_grad` 决定的是*新的运算*是否被记录。
+# 沿着之前记录好的计算图做反向传播照样进行，并填入 `.grad`（PyTorch 自己的优化器和
+# `clip_grad_norm_` 都是在 `no_grad` 下处理 `.grad` 的）。
+#
 # ## inference_mode：更快，但有限制
-# `torch.inference_mode()` 还会跳过 autograd 以后才需要的版本计数和视图跟踪，
+# `torch.inference_mode()` 还会跳过自动求导以后才需要的版本计数和视图跟踪，
 # 因此比 `no_grad` 略省一些。代价是：在其中创建的张量是*推理张量*，离开这个块之后，
-# autograd 会限制它们的用法。
+# 自动求导会限制它们的用法。
 #
 # - `with torch.inference_mode():` 块结束后，`fast.is_inference()` 为 True。
 # - `fast` 仍然可以作为被记录运算的输入：`(fast + x).sum().backward()` 能够成功，因为加法

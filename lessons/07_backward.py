@@ -70,10 +70,10 @@ print("expected:", expected)
 #   backward. What does a second backward do with it? That is the subject of the last section.
 # [zh]
 # ## 非叶子张量不保留 .grad
-# 为了节省内存，autograd 只为叶子保存梯度。读取 `h.grad` 得到 None，PyTorch 还会发出警告；
+# 为了节省内存，自动求导只为叶子保存梯度。读取 `h.grad` 得到 None，PyTorch 还会发出警告；
 # 本课把这个警告记录下来并打印出来。
 #
-# - 单步执行 `h2.retain_grad()`：它要求 autograd 保留这个非叶子的梯度。
+# - 单步执行 `h2.retain_grad()`：它要求自动求导保留这个非叶子的梯度。
 #   `loss2.backward()` 之后，`h2.grad` 等于 2 * h2。
 # - `loss2.backward()` 之后也看一看 `w.grad`（GradStep 会先问你）。`loss2` 与 `loss` 的
 #   计算完全相同，而 `w.grad` 里还留着第一次反向传播的梯度。第二次反向传播会怎样对待它？

@@ -19,14 +19,14 @@ alive; and a graph whose nodes saved nothing can be walked twice anyway.
 # # retain_graph
 # backward 会释放计算图保存的张量；retain_graph 则把它们连同所占内存一起保留下来，供下一次使用。
 #
-# 要对 `exp(x)` 求导，autograd 需要 `exp(x)` 本身；要对 `a * b` 求导，需要 `a` 和 `b`。
+# 要对 `exp(x)` 求导，自动求导需要 `exp(x)` 本身；要对 `a * b` 求导，需要 `a` 和 `b`。
 # 因此节点会在前向计算时*保存*一些张量。`backward()` 一用完它们就立即释放，把内存还回去，
 # 因为正常的训练步骤不会两次经过同一张图。
 
 # %%
-import weakref
-
 import torch
+
+from course import SavedTensors
 
 torch.manual_seed(0)
 x = torch.randn(3, requires_grad=True)
@@ -93,43 +93,30 @@ print("x.grad:", x.grad, "| 2 * exp(x):", 2 * torch.exp(x.detach()))
 # %% [markdown]
 # [en]
 # ## The memory cost
-# `saved_tensors_hooks` lets us watch every tensor the graph saves. `big` has half a
+# `saved_tensors_hooks` lets us watch every tensor the graph saves: `SavedTensors` in
+# `course.py`, the helper module beside the lessons, notes each one and measures those still
+# alive (F11 does not step inside it). `big` has half a
 # million float32 entries (2 MB). `exp`, `sin` and `tanh` each save a tensor of that size;
-# the output of `exp` is also the input `sin` saves, so 4 MB in all.
+# the output of `exp` is also the input `sin` saves, and the meter counts it once.
 #
 # - GradStep asks what `saved_megabytes()` reports after `deep.backward(retain_graph=True)`,
-#   and again after the final `deep.backward()`. A retained graph keeps its saved tensors,
-#   and their memory, alive as long as `deep` exists; a plain backward frees them. In a
-#   training loop, retaining the graph every step would hold on to every batch's activations.
+#   and again after the final `deep.backward()`.
 # [zh]
 # ## 内存代价
-# `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量。`big` 有五十万个 float32 元素
+# `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量：课程辅助模块 `course.py` 中的
+# `SavedTensors` 记下每一个，并统计其中仍然存活的（按 F11 也不会单步进入它）。`big` 有五十万个 float32 元素
 # （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；
-# `exp` 的输出恰好就是 `sin` 保存的输入，所以总共是 4 MB。
+# `exp` 的输出恰好就是 `sin` 保存的输入，统计时只算一次。
 #
 # - GradStep 会问你：`deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 报告多少？
-#   最后一次 `deep.backward()` 之后又是多少？只要 `deep` 还在，被保留的计算图就一直保留着
-#   它保存的张量和这块内存；普通的 backward 则会释放它们。如果训练循环每一步都保留计算图，
-#   每个批次的中间结果都会一直占着内存。
+#   最后一次 `deep.backward()` 之后又是多少？
 
 # %%
-saved = []
-
-
-def remember(tensor):
-    """Pack hook: note a weak reference to each saved tensor and store it unchanged."""
-    saved.append(weakref.ref(tensor))
-    return tensor
-
-
-def saved_megabytes():
-    """Megabytes of saved tensors that are still alive (shared ones counted once)."""
-    alive = {ref().data_ptr(): ref() for ref in saved if ref() is not None}
-    return sum(t.numel() * t.element_size() for t in alive.values()) / 1e6
-
+saved = SavedTensors()
+saved_megabytes = saved.megabytes
 
 big = torch.randn(500, 1000, requires_grad=True)
-with torch.autograd.graph.saved_tensors_hooks(remember, lambda tensor: tensor):
+with torch.autograd.graph.saved_tensors_hooks(saved.pack, saved.unpack):
     deep = big.exp().sin().tanh().sum()
 print(f"saved by the graph: {saved_megabytes():.1f} MB")
 deep.backward(retain_graph=True)  # predict: saved_megabytes() | 0.0 | 2.0 | 4.0
@@ -139,12 +126,23 @@ print(f"after a plain backward: {saved_megabytes():.1f} MB")
 
 # %% [markdown]
 # [en]
+# ## What retaining costs
+# 4 MB after `backward(retain_graph=True)`, 0 after the plain one: a retained graph keeps
+# its saved tensors, and their memory, alive as long as `deep` exists; a plain backward
+# frees them. In a training loop, retaining the graph every step would hold on to every
+# batch's activations.
+#
 # ## When a second backward works anyway
 # Adding a constant or summing needs no saved tensors: the derivative of `x + 1` is 1
 # whatever `x` is. Step over the two `simple.backward()` calls: both succeed, with no
 # `retain_graph`; GradStep asks what `x.grad` holds after the second. Do not rely on this:
 # multiplying by 2 already saves a tensor (try it).
 # [zh]
+# ## 保留计算图的代价
+# `backward(retain_graph=True)` 之后是 4 MB，普通的 backward 之后是 0：只要 `deep` 还在，
+# 被保留的计算图就一直保留着它保存的张量和这块内存；普通的 backward 则会释放它们。
+# 如果训练循环每一步都保留计算图，每个批量的中间结果都会一直占着内存。
+#
 # ## 第二次 backward 也能成功的情况
 # 加一个常数或者求和都不需要保存张量：无论 `x` 是多少，`x + 1` 的导数都是 1。
 # 单步执行两次 `simple.backward()`：都能成功，并不需要 `retain_graph`；

@@ -72,31 +72,24 @@ expected = model(negative)
 
 # %% [markdown]
 # [en]
-# ## trace: the branch is baked in
+# ## trace: record one run
 # `torch.jit.trace` runs the model once on `positive` and records the tensor operations it
-# sees. The `if` is Python, not a tensor operation, so only the branch that ran is kept.
+# sees; `traced` then replays that record.
 #
-# - Step over `traced = torch.jit.trace(model, positive)`. The printed warnings include a
-#   `TracerWarning` ("Converting a tensor to a Python boolean might cause the trace to be
-#   incorrect") and, on recent PyTorch, a `DeprecationWarning`.
+# - Step over `traced = torch.jit.trace(model, positive)`.
 # - Before `traced_out = traced(negative)` runs, GradStep asks whether it matches
-#   `expected`, the eager model's answer for the same input. `traced.code` then shows the
-#   graph that was recorded: read it for an `if`, or a negation.
+#   `expected`, the eager model's answer for the same input.
 # - Two helpers from `course.py`, the module beside the lessons, keep each cell short:
 #   `has_api(torch, "jit.trace")` checks that this PyTorch has the API, so a cell skips what
 #   it lacks instead of failing, and `first_lines(caught)` gives each caught warning's first
 #   sentence once. F11 does not step inside them.
 # [zh]
-# ## trace：分支被固定下来
-# `torch.jit.trace` 用 `positive` 把模型运行一次，记录看到的张量运算。`if` 是 Python 语句，
-# 不是张量运算，所以只保留了实际执行的那个分支。
+# ## trace：记录一次运行
+# `torch.jit.trace` 用 `positive` 把模型运行一次，记录看到的张量运算；之后 `traced` 重放这份记录。
 #
-# - 单步执行 `traced = torch.jit.trace(model, positive)`。打印出的警告中有一条 `TracerWarning`
-#   （“把张量转换成 Python 布尔值可能导致追踪结果不正确”），
-#   在较新的 PyTorch 上还有一条 `DeprecationWarning`。
+# - 单步执行 `traced = torch.jit.trace(model, positive)`。
 # - 在 `traced_out = traced(negative)` 执行之前，GradStep 会问你：它与 `expected`
-#   （即时执行的模型对同一输入的结果）一致吗？随后 `traced.code` 会显示记录下来的图：
-#   看看里面有没有 `if`，有没有取反。
+#   （即时执行的模型对同一输入的结果）一致吗？
 # - 课程目录里的辅助模块 `course.py` 提供了两个函数，让每个单元保持简短：
 #   `has_api(torch, "jit.trace")` 检查当前 PyTorch 是否有这个接口，没有时该单元跳过它而不是报错；
 #   `first_lines(caught)` 把捕获到的每种警告的第一句各列一次。按 F11 不会单步进入它们。
@@ -117,18 +110,28 @@ else:
 
 # %% [markdown]
 # [en]
-# ## script: the branch survives
-# `torch.jit.script` reads the source of `forward` and compiles it, `if` included.
+# ## trace: the branch is baked in
+# `traced(negative)` does not match `expected`. The `if` is Python, not a tensor operation,
+# so the trace kept only the branch that ran on `positive`. The printed warnings said so:
+# a `TracerWarning` ("Converting a tensor to a Python boolean might cause the trace to be
+# incorrect") and, on recent PyTorch, a `DeprecationWarning`. `traced.code` shows the graph
+# that was recorded: it has no `if` and no negation.
 #
-# - Step over `scripted = torch.jit.script(model)` and read `scripted.code`: the condition
-#   is still there.
-# - GradStep asks the same question for `scripted(negative)`.
+# ## script: compile the source
+# `torch.jit.script` reads the source of `forward` and compiles it, instead of recording a
+# run. Step over `scripted = torch.jit.script(model)`; GradStep asks the same question for
+# `scripted(negative)`.
 # [zh]
-# ## script：分支被保留
-# `torch.jit.script` 读取 `forward` 的源代码并编译它，`if` 也一并编译。
+# ## trace：分支被固定下来
+# `traced(negative)` 与 `expected` 不一致。`if` 是 Python 语句，不是张量运算，
+# 所以追踪只保留了在 `positive` 上实际执行的那个分支。打印出的警告已经提醒过：
+# 一条 `TracerWarning`（“把张量转换成 Python 布尔值可能导致追踪结果不正确”），
+# 在较新的 PyTorch 上还有一条 `DeprecationWarning`。`traced.code` 显示记录下来的图：
+# 里面没有 `if`，也没有取反。
 #
-# - 单步执行 `scripted = torch.jit.script(model)`，阅读 `scripted.code`：条件判断还在。
-# - 对 `scripted(negative)`，GradStep 会问同样的问题。
+# ## script：编译源代码
+# `torch.jit.script` 读取 `forward` 的源代码并编译它，而不是记录一次运行。
+# 单步执行 `scripted = torch.jit.script(model)`；对 `scripted(negative)`，GradStep 会问同样的问题。
 
 # %%
 scripted = None
@@ -148,6 +151,10 @@ if scripted is not None:
 
 # %% [markdown]
 # [en]
+# ## script: the branch survives
+# `scripted(negative)` matches: the `if` was compiled with the rest, and `scripted.code`
+# still holds the condition.
+#
 # ## The modern route: torch.export and torch.cond
 # By default `torch.export` does run `forward` as Python, but on *fake* tensors: tensors
 # that have a shape and a dtype and no values. At the `if`, Python asks for
@@ -163,6 +170,10 @@ if scripted is not None:
 #   printed graph: a `cond` call with a true and a false sub-graph.
 # - `exported.module()(negative)` matches `expected`.
 # [zh]
+# ## script：分支被保留
+# `scripted(negative)` 与 `expected` 一致：`if` 和其余代码一起被编译了，`scripted.code` 里
+# 条件判断还在。
+#
 # ## 现代方案：torch.export 与 torch.cond
 # 默认情况下 `torch.export` 确实会把 `forward` 当作 Python 来执行，但用的是*伪张量*（fake
 # tensor）：只有形状和数据类型、没有数值的张量。执行到 `if` 时，
@@ -214,42 +225,26 @@ else:
 
 # %% [markdown]
 # [en]
-# ## torch.compile: a graph break at the `if`
-# `torch.compile` turns Python bytecode into graphs (its front end is called Dynamo). When it
-# reaches a decision it cannot put in a graph, such as our `if`, it does not guess: it ends
-# the graph there (a *graph break*), lets Python make the choice, and starts a new graph
-# after it. The compiled model therefore gives the right answer for both signs.
+# ## torch.compile: Python bytecode into graphs
+# `torch.compile` turns Python bytecode into graphs (its front end is called Dynamo).
+# `backend="eager"` runs the captured graphs with ordinary PyTorch instead of generating
+# code, so it needs no compiler.
 #
-# - `backend="eager"` runs the captured graphs with ordinary PyTorch instead of generating
-#   code, so it needs no compiler. Step over `compiled_out = compiled(negative)`: it
-#   matches `expected`.
-# - Step *into* that line instead: the debugger stops in `forward`, then in a function named
-#   `torch_dynamo_resume_in_forward_at_` plus the line of the `if`. That is the code after
-#   the break, which Dynamo made into a function of its own; the `return` lines never run
-#   as Python, because their graph runs instead.
+# - Step over `compiled_out = compiled(negative)`: it matches `expected`, so unlike the
+#   trace, Dynamo did not bake in one branch. Yet a graph cannot hold our `if`.
 # - `torch._dynamo.explain(model)(positive)` reports what Dynamo did: how many graphs it
-#   made and where it broke the graph (GradStep asks how many breaks). Graph 1 ends with the
-#   comparison and returns it; graph 2 is the branch that ran (`linear`).
-# - Dynamo stores a few helpers among the lesson's globals (`__compiled_fn_…`, `__resume_at_…`,
-#   `__builtins_dict___` and a number); the variables view hides them, as it hides other `__` names.
+#   made and how many *graph breaks* (places where it ended a graph, let Python run, and
+#   started a new graph). GradStep asks how many breaks.
 # [zh]
-# ## torch.compile：在 `if` 处断图
-# `torch.compile` 把 Python 字节码转换成计算图（它的前端叫 Dynamo）。遇到无法放进图里的
-# 判断（比如这里的 `if`）时，它不会去猜：它在那里结束当前的图（称为*断图*，graph break），
-# 让 Python 做出选择，然后在选择之后开始一张新图。所以编译后的模型对正负两种输入都给出
-# 正确的结果。
+# ## torch.compile：把 Python 字节码变成计算图
+# `torch.compile` 把 Python 字节码转换成计算图（它的前端叫 Dynamo）。
+# `backend="eager"` 用普通的 PyTorch 运行捕获到的图，不生成代码，因此不需要编译器。
 #
-# - `backend="eager"` 用普通的 PyTorch 运行捕获到的图，不生成代码，因此不需要编译器。
-#   单步执行 `compiled_out = compiled(negative)`：结果与 `expected` 一致。
-# - 改为单步进入这一行：调试器先停在 `forward` 中，然后停在一个函数里，
-#   它的名字是 `torch_dynamo_resume_in_forward_at_` 加上 `if` 所在的行号。
-#   它是断图之后的代码，Dynamo 把它单独做成了一个函数；两行 `return` 从不作为 Python 执行，
-#   执行的是它们的图。
-# - `torch._dynamo.explain(model)(positive)` 报告 Dynamo 做了什么：生成了几张图、在哪里断图
-#   （GradStep 会问你断了几次）。第 1 张图以比较运算结束并把结果返回；第 2 张图是
-#   实际执行的分支（`linear`）。
-# - Dynamo 会在课程的全局变量中放几个辅助对象（`__compiled_fn_…`、`__resume_at_…`、
-#   `__builtins_dict___` 加一个数字）；变量视图会像隐藏其他 `__` 开头的名字一样隐藏它们。
+# - 单步执行 `compiled_out = compiled(negative)`：结果与 `expected` 一致，所以 Dynamo 不像追踪那样
+#   把某个分支固定下来。可是计算图里放不下我们的 `if`。
+# - `torch._dynamo.explain(model)(positive)` 报告 Dynamo 做了什么：生成了几张图，
+#   *断图*（graph break，即结束一张图、让 Python 执行、再开始一张新图的地方）有几次。
+#   GradStep 会问你断了几次。
 
 # %%
 explanation = None
@@ -259,14 +254,45 @@ if has_api(torch, "compile", "_dynamo.explain"):
     print("compiled matches eager on negative input:", torch.allclose(compiled_out, expected))
     explanation = torch._dynamo.explain(model)(positive)
     graph_count, break_count = explanation.graph_count, explanation.graph_break_count  # predict: break_count | 0 | 1
+else:
+    print("This PyTorch has no torch.compile; skipping.")
+
+# %% [markdown]
+# [en]
+# ## A graph break at the `if`
+# One break, two graphs. At a decision it cannot put in a graph, such as our `if`, Dynamo
+# does not guess: it ends the graph there, lets Python make the choice, and starts a new
+# graph after it. So the compiled model gives the right answer for both signs. Graph 1
+# ends with the comparison and returns it; graph 2 is the branch that ran (`linear`).
+#
+# - Rerun and step *into* `compiled_out = compiled(negative)`: the debugger stops in
+#   `forward`, then in a function named `torch_dynamo_resume_in_forward_at_` plus the line
+#   of the `if`. That is the code after the break, which Dynamo made into a function of its
+#   own; the `return` lines never run as Python, because their graph runs instead.
+# - Dynamo stores a few helpers among the lesson's globals (`__compiled_fn_…`, `__resume_at_…`,
+#   `__builtins_dict___` and a number); the variables view hides them, as it hides other `__` names.
+# [zh]
+# ## 在 `if` 处断图
+# 断图一次，生成两张图。遇到无法放进图里的判断（比如这里的 `if`）时，Dynamo 不会去猜：
+# 它在那里结束当前的图，让 Python 做出选择，然后在选择之后开始一张新图。
+# 所以编译后的模型对正负两种输入都给出正确的结果。第 1 张图以比较运算结束并把结果返回；
+# 第 2 张图是实际执行的分支（`linear`）。
+#
+# - 重新运行，单步进入 `compiled_out = compiled(negative)`：调试器先停在 `forward` 中，
+#   然后停在一个函数里，它的名字是 `torch_dynamo_resume_in_forward_at_` 加上 `if` 所在的行号。
+#   它是断图之后的代码，Dynamo 把它单独做成了一个函数；两行 `return` 从不作为 Python 执行，
+#   执行的是它们的图。
+# - Dynamo 会在课程的全局变量中放几个辅助对象（`__compiled_fn_…`、`__resume_at_…`、
+#   `__builtins_dict___` 加一个数字）；变量视图会像隐藏其他 `__` 开头的名字一样隐藏它们。
+
+# %%
+if explanation is not None:
     print("graphs:", graph_count, "| graph breaks:", break_count)
     for reason in explanation.break_reasons:
         frame = reason.user_stack[-1]
         print(f"graph break at line {frame.lineno}: {frame.line} ({reason.reason})")
     for number, graph in enumerate(explanation.graphs, 1):
         print(f"graph {number}:", graph.code.strip())
-else:
-    print("This PyTorch has no torch.compile; skipping.")
 
 # %% [markdown]
 # [en]

@@ -22,7 +22,7 @@ prediction the two go together, usually as ``model.eval()`` with ``torch.inferen
 # 三个听起来相似的开关：哪个改变层的行为，哪个改变自动求导记录什么？
 #
 # 每个 `nn.Module` 都有一个 `training` 标志，只有少数层会读它：Dropout 只在训练模式下丢弃元素；
-# BatchNorm 只在训练模式下用当前批次的统计量做归一化，并更新它的滑动平均。
+# BatchNorm 只在训练模式下用当前批量的统计量做归一化，并更新它的滑动统计量。
 # `model.eval()` 和 `model.train()` 设置的就是这个标志。梯度模式（见第 6 课）是另一个全局开关。
 # 一种开关会不会插手另一种开关管的事？本课先提问，再揭晓答案。
 
@@ -51,7 +51,7 @@ batch = torch.randn(16, 4)
 #
 # - 对八个 1 做 `nn.Dropout(p=0.5)`：大约一半变成 0，其余变成 2。
 #   保留下来的元素乘以 1 / (1 - p)，使期望值仍为 1。
-# - `first` 和 `second` 是同一个模型在同一个批次上的输出。在给 `same_twice` 赋值之前，
+# - `first` 和 `second` 是同一个模型在同一个批量上的输出。在给 `same_twice` 赋值之前，
 #   GradStep 会问你这两个输出是否相等。
 
 # %%
@@ -69,8 +69,8 @@ same_twice = torch.equal(first, second)  # predict: same_twice | True | False
 #   mean and variance: 2 after the two calls.
 # [zh]
 # ## 每次调用都换一个掩码
-# - `same_twice` 为 False：Dropout 每次调用都会重新随机生成掩码，所以同一个批次每次的输出都不同。
-# - `norm.num_batches_tracked` 记录 BatchNorm 已经计入滑动均值和方差的批次数：
+# - `same_twice` 为 False：Dropout 每次调用都会重新随机生成掩码，所以同一个批量每次的输出都不同。
+# - `norm.num_batches_tracked` 记录 BatchNorm 已经计入滑动统计量（均值和方差）的批量数：
 #   两次调用之后是 2。
 
 # %%
@@ -87,7 +87,7 @@ print("batches BatchNorm has counted:", norm.num_batches_tracked.item())
 # [zh]
 # ## no_grad() 与各层
 # 单步执行 `with torch.no_grad():` 块。`quiet` 没有 `grad_fn`，也不需要梯度，
-# 计算图面板上也没有为它新增节点：什么都没有记录。进入这个块之前 BatchNorm 计入了 2 个批次；
+# 计算图面板上也没有为它新增节点：什么都没有记录。进入这个块之前 BatchNorm 计入了 2 个批量；
 # GradStep 会问你，`quiet = model(batch)` 之后它计入了多少个。
 
 # %%
@@ -103,8 +103,8 @@ with torch.no_grad():
 # "Evaluating" under `no_grad()` alone quietly changes the model you evaluate.
 # [zh]
 # ## no_grad() 不改变任何层
-# 模型仍处于训练模式：Dropout 照样丢弃元素，BatchNorm 也计入了这个批次
-# （`num_batches_tracked` 变成 3），还移动了滑动均值（`mean_moved` 为 True）。
+# 模型仍处于训练模式：Dropout 照样丢弃元素，BatchNorm 也计入了这个批量
+# （`num_batches_tracked` 变成 3），还改变了滑动统计量中的均值（`mean_moved` 为 True）。
 # 只用 `no_grad()` 做“评估”，会悄悄改动被评估的模型。
 
 # %%
@@ -151,7 +151,7 @@ evaluated = model(batch)  # predict: evaluated.requires_grad | True | False
 #   所以每次输出都相同（`repeatable` 为 True），`num_batches_tracked` 仍是 3。
 # - 评估模式下 `backward()` 照常可用：展开 `model`，看第一个 Linear 的权重的 `.grad` 列。
 #   例如，对冻结的模型求关于输入的梯度，就是这样做的。
-# - 只有一个样本的批次也能运行。在训练模式下，BatchNorm 会报错
+# - 只有一个样本的批量也能运行。在训练模式下，BatchNorm 会报错
 #   “Expected more than 1 value per channel when training”，因为一个样本算不出方差。
 
 # %%

@@ -25,7 +25,7 @@ or ``grad_fn``.
 #
 # 到目前为止，所有导数都来自在需要梯度的张量上记录下来的计算图（见第 7、8 课）。
 # `torch.func` 则作用于*函数*：`grad(f)` 是一个新函数，返回 `f` 的梯度；
-# 这些变换还可以组合，比如 `vmap(grad(f))` 给出一个批次中每个样本各自的梯度。
+# 这些变换还可以组合，比如 `vmap(grad(f))` 给出一个批量中每个样本各自的梯度。
 # 较早的 `torch.autograd.functional` 提供形式相同的调用，底层用的是记录下来的计算图。
 
 # %%
@@ -170,11 +170,11 @@ print("same as create_graph=True:  ", torch.equal(by_func_hessian, by_create_gra
 # 此外每个位置都加上 x_i。`jacrev`（反向模式：每一行都来自一次反向传播）
 # 与 `torch.autograd.functional.jacobian` 的结果一致。
 #
-# `vmap` 把一个函数映射到批次维度上。对线性模型，
+# `vmap` 把一个函数映射到批量维度上。对线性模型，
 # `per_sample_grad = vmap(grad(sample_loss), in_dims=(None, 0, 0))` 是一个新函数，
-# 它把 `grad(sample_loss)` 映射到整个批次上：
+# 它把 `grad(sample_loss)` 映射到整个批量上：
 # `None` 表示 `w` 是共享的，`0` 表示 `inputs` 和 `targets` 沿第一个维度拆开。
-# `w` 有 3 个元素，批次里有 5 个样本；在 `per_sample = ...` 这一行运行之前，
+# `w` 有 3 个元素，批量里有 5 个样本；在 `per_sample = ...` 这一行运行之前，
 # GradStep 会问你 `per_sample` 的形状。
 #
 # 如果想看 `sample_loss` 运行了几次，就跳过这个问题，在这一行按 F11。
@@ -212,7 +212,7 @@ per_sample = per_sample_grad(w, inputs, targets)  # predict: per_sample.shape | 
 # ## 一次调用，每个样本一个梯度
 # - `per_sample` 是 5 x 3：5 个样本各有一个对 `w` 的梯度。
 # - `sample_loss` 只运行了*一次*，而不是五次（重新运行时跳过问题，在那一行按 F11 就能看到）：
-#   vmap 让整个批次一次通过。
+#   vmap 让整个批量一次通过。
 # - 下面的列表推导式对每个样本调用一次 `grad(sample_loss)`，共五次；
 #   `by_hand` 是 (x · w - y)² 的导数 2 * (x · w - y) * x：三者一致。
 

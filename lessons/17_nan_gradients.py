@@ -50,7 +50,7 @@ def grad_at_points(fn):
 # the one at 0. Before the `abs_grad` line runs, GradStep asks what autograd returns there.
 # [zh]
 # ## 在没有导数的地方，自动求导返回什么
-# `abs` 和 `relu` 在 0 处有一个拐点：那里没有确定的斜率，只有一段都说得通的斜率。
+# `abs` 和 `relu` 在 0 处有一个尖点（不可导点）：那里没有确定的斜率，只有一段都说得通的斜率。
 # `grad_at_points` 在 `POINTS` = [-1, 0, 4] 处求导，所以每个梯度的第 1 个元素就是 0 处的值。
 # 在 `abs_grad` 那一行运行之前，GradStep 会问你自动求导在那里返回什么。
 
@@ -68,8 +68,8 @@ abs_grad = grad_at_points(torch.abs)  # predict: abs_grad[1].item() | -1 | 0 | 1
 # `abs_grad`, `relu_grad` and `sqrt_grad` in the Variables view: the NaN and inf counts
 # show up in each row.
 # [zh]
-# ## 拐点给出 0，无穷大的斜率给出 inf
-# PyTorch 对 `abs` 和 `relu` 的拐点都取 0，所以它们在 0 处的梯度就是 0，不会是 NaN。
+# ## 不可导点给出 0，无穷大的斜率给出 inf
+# PyTorch 对 `abs` 和 `relu` 的尖点都取 0，所以它们在 0 处的梯度就是 0，不会是 NaN。
 #
 # `sqrt` 则不同：它在 0 处的斜率是无穷大，所以梯度是 `inf`；在 -1 处函数值本身就是 NaN，
 # 梯度也是 NaN。单步执行接下来的两行，在变量视图里比较 `abs_grad`、`relu_grad` 和 `sqrt_grad`：
@@ -130,7 +130,7 @@ print("masked:", masked.detach(), "| x.grad:", trap_grad)
 # ## A where in front of sqrt: the condition decides
 # Put the `where` *before* `sqrt`, so `sqrt` never sees a negative number.
 #
-# - `sqrt(where(x > 0, x, 0))` gives [0, 0, 0.25]: no NaN, no inf. `sqrt` still sends an
+# - `sqrt(where(x > 0, x, 0))` gives [0, 0, 0.25]: no NaN, nothing infinite. `sqrt` still sends an
 #   infinite gradient back at the two entries it got as 0, but the backward of `where` is
 #   a *choice*, not a product: for the entries where it took the constant it passes 0 to
 #   `x`, whatever arrived. So this form is already safe.
@@ -140,7 +140,7 @@ print("masked:", masked.detach(), "| x.grad:", trap_grad)
 # ## 把 where 放在 sqrt 前面：条件说了算
 # 把 `where` 放到 `sqrt` *前面*，让 `sqrt` 永远见不到负数。
 #
-# - `sqrt(where(x > 0, x, 0))` 得到 [0, 0, 0.25]：没有 NaN，也没有 inf。
+# - `sqrt(where(x > 0, x, 0))` 得到 [0, 0, 0.25]：没有 NaN，也没有无穷大。
 #   `sqrt` 在它收到 0 的两个位置上仍会传回无穷大的梯度，但 `where` 的反向传播是一次*选择*，
 #   而不是乘法：在它选了常数的位置上，不管传来的是什么，它传给 `x` 的都是 0。
 #   所以这种写法本身就是安全的。

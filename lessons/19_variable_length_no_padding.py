@@ -19,33 +19,21 @@ to what GradStep adds (the graph, every tensor's grad state, stepping back).
 # Lesson 4 padded and packed a batch; here we start with no padding at all.
 # [zh]
 # # 不用填充的变长序列
-# 循环为每条序列构建与它等长的计算图；打包对整个批次做同样的事；再把 pdb 与 GradStep 对比一下。
+# 循环为每条序列构建与它等长的计算图；打包对整个批量做同样的事；再把 pdb 与 GradStep 对比一下。
 #
 # 使用静态图时，所有输入都要符合事先定好的形状，所以短序列要填充到最长序列的长度。
 # 动态图是在代码运行时记录下来的：对每条序列的真实时间步做循环，计算图就正好有那么多步。
-# 第 4 课对一个批次做了填充和打包；这里我们从完全不填充开始。
+# 第 4 课对一个批量做了填充和打包；这里我们从完全不填充开始。
 
 # %%
-from itertools import chain
-from operator import attrgetter, itemgetter
-
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_sequence
 
+from course import count_nodes
+
 torch.manual_seed(0)
 USE_PDB = False  # True stops in pdb after each sequence: run it in a terminal, never in a test
-
-
-def count_nodes(tensor):
-    """How many autograd nodes lie behind ``tensor``, walked one level at a time."""
-    seen, level = set(), {tensor.grad_fn}
-    while level:
-        seen |= level
-        parents = chain.from_iterable(map(attrgetter("next_functions"), level))
-        level = set(map(itemgetter(0), parents)) - seen - {None}
-    return len(seen)
-
 
 w_x = torch.tensor(0.8, requires_grad=True)
 w_h = torch.tensor(-0.5, requires_grad=True)
@@ -61,7 +49,8 @@ sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]
 #   time step to the graph panel, four of them (two `MulBackward0`, `AddBackward0`,
 #   `TanhBackward0`).
 # - At the end of each sequence the lesson prints how many nodes lie behind its final `h`
-#   (`count_nodes` walks the graph back from `h.grad_fn`). Before the first sequence's
+#   (`count_nodes` in `course.py`, the helper module beside the lessons, walks the graph
+#   back from `h.grad_fn`; F11 does not step inside it). Before the first sequence's
 #   count is printed, GradStep asks for it.
 # [zh]
 # ## 一个循环，每条序列一张计算图，长度各不相同
@@ -70,7 +59,8 @@ sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]
 #
 # - 反复单步执行 `h = torch.tanh(...)` 这一行：每执行一次，计算图面板上就多出一个时间步的节点，
 #   共四个（两个 `MulBackward0`、`AddBackward0`、`TanhBackward0`）。
-# - 每条序列结束时，本课打印它最后的 `h` 后面有多少个节点（`count_nodes` 从 `h.grad_fn` 出发反向遍历计算图）。
+# - 每条序列结束时，本课打印它最后的 `h` 后面有多少个节点（`course.py` 这个课程辅助模块中的 `count_nodes` 从 `h.grad_fn`
+#   出发反向遍历计算图，按 F11 也不会单步进入它）。
 #   在打印第一条序列的节点数之前，GradStep 会先问你这个数。
 
 # %%
@@ -120,8 +110,8 @@ print("w_x.grad:", w_x.grad.item(), "| w_h.grad:", w_h.grad.item())
 #   runs, GradStep asks for the shape of `h_n`; before the next, whether `h_n` holds the
 #   same states as `finals` from the loop (`same_states`).
 # [zh]
-# ## 一次处理整个批次：pack_padded_sequence 与 nn.RNN
-# 每条序列一个循环虽然简单，但一次只能处理一条序列。要组成批次，就把它们填充成一个张量再*打包*，
+# ## 一次处理整个批量：pack_padded_sequence 与 nn.RNN
+# 每条序列一个循环虽然简单，但一次只能处理一条序列。要组成批量，就把它们填充成一个张量再*打包*，
 # 这样 RNN 仍然只运行真实的时间步（见第 4 课）。
 # 拷入了 `w_x` 和 `w_h` 的 `nn.RNN(1, 1, bias=False)` 就是同一个单元。
 #
@@ -175,7 +165,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # `USE_PDB = True`, a session looks like this:
 #
 # ```
-# > .../19_variable_length_no_padding.py(84)<module>()
+# > .../19_variable_length_no_padding.py(74)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)
@@ -204,7 +194,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # 一次调试过程大致如下：
 #
 # ```
-# > .../19_variable_length_no_padding.py(84)<module>()
+# > .../19_variable_length_no_padding.py(74)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)

@@ -11,6 +11,7 @@ lessons/03_loops.py`` works as well as a run in the app. The name is not a lesso
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -64,3 +65,30 @@ def has_api(root: object, *names: str) -> bool:
                 return False
             target = getattr(target, part)
     return True
+
+
+class SavedTensors:
+    """Notes every tensor a graph saves for backward, to measure how much of it is still alive.
+
+    Its ``pack`` and ``unpack`` are a ``torch.autograd.graph.saved_tensors_hooks`` pair that
+    stores each tensor unchanged; ``pack`` keeps only a weak reference, so the meter itself
+    keeps nothing alive.
+    """
+
+    def __init__(self) -> None:
+        self._refs: list[weakref.ref] = []
+
+    def pack(self, tensor: torch.Tensor) -> torch.Tensor:
+        """The pack hook: note a weak reference to ``tensor`` and store it as it is."""
+        self._refs.append(weakref.ref(tensor))
+        return tensor
+
+    @staticmethod
+    def unpack(tensor: torch.Tensor) -> torch.Tensor:
+        """The unpack hook: the stored tensor, unchanged."""
+        return tensor
+
+    def megabytes(self) -> float:
+        """Megabytes of the noted tensors that are still alive, a tensor shared by two nodes counted once."""
+        alive = {tensor.data_ptr(): tensor for ref in self._refs if (tensor := ref()) is not None}
+        return sum(t.numel() * t.element_size() for t in alive.values()) / 1e6

@@ -630,3 +630,92 @@ def test_03_one_matmul_makes_three_nodes_stepped_by_expression(session, events):
     assert made[0]["h_t @ W_hh"] == ["MmBackward0", "SqueezeBackward4"]
     notes = lesson_path("03").read_text(encoding="utf-8")
     assert "one `@` made three nodes" in notes and "On the first pass it makes only two nodes" in notes
+
+
+# ---- what the article gets wrong: each correction holds in this PyTorch, and its lesson shows it ----
+
+
+@pytest.mark.stops("05", 'print("made under no_grad, is_leaf:"', 'print("x.grad:"')
+def test_05_a_leaf_is_a_tensor_without_grad_fn_not_one_made_from_nothing(run):
+    import torch
+
+    x = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        untracked = x * 2
+    assert (torch.ones(3) * 2).is_leaf and untracked.is_leaf and (x * 2).detach().is_leaf
+    assert not (x * 2).is_leaf
+    made = run.at('print("x.grad:"')  # after the cell that makes them
+    assert made["scaled"]["is_leaf"] is True and made["scaled"]["grad_fn"] is None
+    assert made["untracked"]["is_leaf"] is True and made["untracked"]["requires_grad"] is False
+    assert "made under no_grad, is_leaf: True | z.detach().is_leaf: True" in run.stdout
+
+
+@pytest.mark.stops("05", 'print("t.grad:"')
+def test_05_detach_inside_a_computation_stops_the_gradient(run):
+    import torch
+
+    t = torch.arange(4.0, requires_grad=True)
+    u = (t * t).detach()
+    (u * t).sum().backward()
+    assert torch.equal(t.grad, u) and not torch.equal(t.grad, 3 * t.detach() ** 2)
+    state = run.at('print("t.grad:"')
+    assert values(state["t"]["grad"]).tolist() == values(state["u"]).tolist() == [0.0, 1.0, 4.0, 9.0]
+
+
+@pytest.mark.stops("06", 'print("backward() inside no_grad')
+def test_06_backward_inside_no_grad_still_fills_grad(run):
+    import torch
+
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    loss = (w**2).sum()
+    with torch.no_grad():
+        loss.backward()
+    assert torch.equal(w.grad, 2 * w.detach())
+    state = run.at('print("backward() inside no_grad')
+    assert values(state["w"]["grad"]).tolist() == [2.0, 4.0, 6.0]
+
+
+@pytest.mark.stops("11", "right = s_data.detach()")
+def test_11_data_gives_a_silently_wrong_gradient_where_detach_raises(run):
+    import torch
+
+    x = torch.randn(3, requires_grad=True)
+    s = torch.sigmoid(x)
+    s.detach().mul_(2)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        s.sum().backward()
+    s = torch.sigmoid(x)
+    right = s.detach() * (1 - s.detach())
+    s.data.mul_(2)
+    s.sum().backward()  # no error
+    assert not torch.allclose(x.grad, right)
+    assert torch.allclose(x.grad, s.detach() * (1 - s.detach()))  # s(1 - s) of the doubled s it found
+    state = run.at("right = s_data.detach()")
+    assert state["x"]["grad"] is not None and state["s_data"]["version"] == 0
+    doubled = values(state["s_data"])  # the node's saved output, now 2s
+    assert np.allclose(values(state["x"]["grad"]), doubled * (1 - doubled))
+    assert "after detach().mul_(2): one of the variables needed for gradient computation" in run.stdout
+
+
+@pytest.mark.stops("13", 'print("same result as the manual loop:"')
+def test_13_adding_loss_tensors_keeps_every_iteration_graph_and_item_does_not(run):
+    import re
+
+    import torch
+
+    w = torch.ones(1, requires_grad=True)
+    running, logged, sizes = 0.0, 0.0, []
+    for _ in range(3):
+        loss = (w * 3).sum()
+        running, logged = running + loss, logged + loss.item()
+        nodes, stack = set(), [running.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None and node not in nodes:
+                nodes.add(node)
+                stack.extend(parent for parent, _ in node.next_functions)
+        sizes.append(len(nodes))
+    assert sizes[0] < sizes[1] < sizes[2] and isinstance(logged, float)
+    counts = [int(n) for n in re.findall(r"with (\d+) nodes behind it", run.stdout)]
+    assert len(counts) == 3 and counts[0] < counts[1] < counts[2]
+    assert counts[2] - counts[1] == counts[1] - counts[0] > 0  # one more iteration's graph each time

@@ -1,0 +1,103 @@
+"""A prediction is asked before it is told: the notes shown while GradStep asks do not hold the answer.
+
+While GradStep waits for the learner's answer, the run is paused on the prediction's line and
+the notes view shows :func:`app.lesson_format.notes_for_line` for that line: the nearest notes
+cell above it. That cell, in English and in Chinese, must not state the right answer (the one
+``tests/test_exercises.py`` judges right); a lesson tells it in the notes cell after the line,
+read once the line has run. A paraphrase ("a node named after the operation") is beyond a
+test; a value written out is not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+from test_exercises import ANSWERS
+
+from app.lesson_format import LANGUAGES, notes_for_line, parse_lesson
+
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
+LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
+
+_NUMBER = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?inf|nan)"
+#: A bracketed run of numbers in text or in an answer: ``[0., 1., 4.]``, ``(3, 5, 3)``, ``[1, 2, 3]``.
+_NUMBER_LIST = re.compile(rf"[\[(]\s*((?:{_NUMBER})(?:\s*,\s*(?:{_NUMBER}))*)\s*,?\s*[\])]")
+_SCALAR = re.compile(rf"^(?:{_NUMBER})$")
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(_NUMBER, text)]
+
+
+def _same(left: list[float], right: list[float]) -> bool:
+    return len(left) == len(right) and all(
+        (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-3, abs_tol=1e-3)
+        for a, b in zip(left, right, strict=True))
+
+
+def tells(answer: str, notes: str) -> bool:
+    """Whether ``notes`` state ``answer``, the way it could be written in a note.
+
+    A tensor, list or shape is stated when the notes hold the same numbers in brackets
+    (``[1, 2, 3]`` states ``tensor([1., 2., 3.])``); a number of two characters or more when
+    it stands alone (``13``, ``0.5``, ``4 MB`` for ``4.0``); a single digit is too common in
+    prose to count. Anything else (a node's name, ``True``, a line of code) is stated when it
+    appears as a whole word.
+    """
+    text = notes.replace("`", "")
+    listed = [_numbers(group) for group in _NUMBER_LIST.findall(answer)]
+    if listed:
+        inner = listed[-1]  # [[0., 0., 0.]] states its innermost row
+        return any(_same(inner, _numbers(group)) for group in _NUMBER_LIST.findall(text))
+    if _SCALAR.match(answer):
+        if len(answer) < 2:
+            return False
+        value = float(answer)
+        return any(_same([value], [float(n)]) for n in re.findall(rf"(?<![\w.]){_NUMBER}(?!\w|\.\d)", text))
+    # A keyword argument (``create_graph=True``) is code the note quotes, not a value it states.
+    return re.search(rf"(?<![\w.=]){re.escape(answer)}(?!\w)", text) is not None
+
+
+# ---- the rule on small texts -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("answer", "notes", "told"), [
+    ("MulBackward0", "`b.grad_fn` is `MulBackward0`.", True),
+    ("MulBackward0", "a node named after the operation", False),
+    ("False", "`decision` requires grad: False.", True),
+    ("False", "GradStep asks whether `z` is a leaf.", False),
+    ("True", "By hand with `create_graph=True` (lesson 8)", False),
+    ("tensor([1., 2., 3.])", "so `y.grad` holds the values of `x`, [1, 2, 3].", True),
+    ("tensor([1., 2., 3.])", "`x` is [1, 2, 3, 4]", False),
+    ("[[0., 0., 0.]]", "it stays [0, 0, 0]", True),
+    ("(3, 5, 3)", "the shape is (3, 5, 3)", True),
+    ("13", "Step 0 found 13: nine of its own", True),
+    ("13", "lesson 13", True),
+    ("13", "130 nodes", False),
+    ("4.0", "so 4 MB in all", True),
+    ("0.5", "`max_norm` 0.5", True),
+    ("1", "lesson 1", False),
+    ("inf", "an infinite gradient", False),
+    ("inf", "its gradient at 0 is inf.", True),
+    ("logged", "the first one, `logged`", True),
+    ("logged", "`first_nan` names a step", False),
+])
+def test_what_counts_as_telling_the_answer(answer, notes, told):
+    assert tells(answer, notes) is told
+
+
+# ---- every prediction of every lesson ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_the_notes_shown_at_a_prediction_do_not_state_its_answer(path):
+    lesson = parse_lesson(path)
+    told = []
+    for prediction, entry in zip(lesson.predictions, ANSWERS[path.stem], strict=True):
+        for lang in LANGUAGES:
+            if tells(entry[1], notes_for_line(lesson, prediction.line, lang)):
+                told.append(f"line {prediction.line} [{lang}]: {prediction.expression} = {entry[1]}")
+    assert told == [], "the note shown while GradStep asks already tells the answer"
