@@ -6,8 +6,10 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QTabBar, QToolBar, QToolButton
 
+from app.lesson_format import list_lessons
 from app.workspace import LESSONS_DIR
 from widgets.main_window import MIN_HEIGHT, MIN_WIDTH, MainWindow
+from widgets.notes_view import broken_words
 from widgets.variables_view import GRAD_COLUMNS, HEADERS
 
 SIZES = [(1280, 800), (1600, 1000), (1920, 1080)]
@@ -334,3 +336,31 @@ def iter_blocks(document):
     while block.isValid():
         yield block
         block = block.next()
+
+
+def broken_heading_words(browser) -> list[str]:
+    """The words of ``browser``'s headings that a line break cuts in two."""
+    broken = []
+    block = browser.document().begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel():
+            broken += broken_words(block)
+        block = block.next()
+    return broken
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_no_notes_heading_breaks_a_word_at_1280(qtbot, make_window, language):
+    """A level-1 heading at Qt's Markdown size broke a word in the notes column at 1280 px."""
+    window = make_window(1280, 800)
+    window.set_language(language)
+    notes, browser = window.notes_view, window.notes_view.browser
+    window.docks["notes"].raise_()
+    qtbot.waitUntil(lambda: browser.viewport().width() > 0 and browser.isVisible())
+    assert browser.viewport().width() < 200  # the narrow column
+    for lesson in list_lessons(LESSONS_DIR):
+        notes.set_source(lesson.path.read_text(encoding="utf-8"))
+        for section in [s for s in notes.lesson.sections if s.kind == "notes"]:
+            notes.show_line(section.start_line)
+            assert browser.document().textWidth() == browser.viewport().width()
+            assert not broken_heading_words(browser), (lesson.path.name, section.start_line)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.i18n import tr
@@ -20,6 +21,10 @@ _BLOCK_START = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}(?:\s|$)|>|```|~~~|\||
 #: A line after which a new line cannot continue the same paragraph.
 _BLOCK_END = re.compile(r"\s*(?:#{1,6}(?:\s|$)|```|~~~|\||(?:[-*_=]\s*){3,}$)")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
+#: Font size steps of the headings by level (Qt's Markdown gives +3, +2, +1), each made smaller
+#: while a line break cuts one of its words: in a column of 190 px a level-1 heading at +3 broke
+#: "Backpropagatio / n".
+HEADING_SIZES = {1: 2, 2: 1, 3: 0}
 
 
 def join_wrapped_lines(markdown: str) -> str:
@@ -111,3 +116,36 @@ class NotesView(QWidget):
         if text != self._shown:
             self._shown = text
             self.browser.setMarkdown(text)
+            self._size_headings()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._size_headings()
+
+    def _size_headings(self) -> None:
+        """Give each heading the largest size of :data:`HEADING_SIZES` or below at which no word of it breaks."""
+        document = self.browser.document()
+        document.setTextWidth(self.browser.viewport().width())  # laid out at the column's width now, not later
+        block = document.begin()
+        while block.isValid():
+            level = block.blockFormat().headingLevel()
+            for size in range(HEADING_SIZES.get(level, 0), -1, -1) if level else ():
+                cursor = QTextCursor(block)
+                cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+                step = QTextCharFormat()
+                step.setProperty(QTextFormat.Property.FontSizeAdjustment, size)
+                cursor.mergeCharFormat(step)
+                document.documentLayout().blockBoundingRect(block)  # lays the block out
+                if not broken_words(block):
+                    break
+            block = block.next()
+
+
+def broken_words(block: QTextBlock) -> list[str]:
+    """The words of a laid-out ``block`` that a line break cuts in two (``Backpropagatio`` / ``n``)."""
+    text, layout = block.text(), block.layout()
+    ends = (layout.lineAt(n).textStart() + layout.lineAt(n).textLength() for n in range(layout.lineCount() - 1))
+    return [text[:end].split()[-1] + text[end:].split()[0] for end in ends
+            if 0 < end < len(text) and f"{text[end - 1]}{text[end]}".isascii() and text[end - 1].isalnum()
+            and text[end].isalnum()]
