@@ -89,6 +89,9 @@ ANSWERS: dict[str, list[tuple[str, ...]]] = {
                                        ("w.grad.requires_grad", "True", "False")],
     "19_variable_length_no_padding": [("count_nodes(h)", "10", "8"),  # 4 per step and the two AccumulateGrad nodes
                                       ("h_n.shape", "[1, 3, 1]", "[3, 5, 1]"), ("same_states", "True", "False")],
+    "20_be_the_engine": [("len(order)", "6"),  # the leaves are in the order, z once though used twice
+                         ("z.grad", "-1.0"),  # both factors of z * z add their share
+                         ("out_t.grad_fn", "MulBackward0")],
 }
 
 #: Per lesson, per exercise of its Try it cell: the change it asks for, as (old, new) replacements.
@@ -196,6 +199,11 @@ CHANGES: dict[str, list[list[tuple[str, str]]]] = {
         [('print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n',
           'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
           "node = node.next_functions[0][0]\nnode = node.next_functions[0][0]\n")],
+    ],
+    "20_be_the_engine": [
+        [("            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n",
+          "            self.grad = other.data * out.grad\n            other.grad = self.data * out.grad\n")],
+        [("        for node in reversed(order):\n", "        for node in order:\n")],
     ],
 }
 

@@ -1,4 +1,4 @@
-"""What lessons 14 to 19 teach, checked through the engine at the lines their notes point to.
+"""What lessons 14 to 20 teach, checked through the engine at the lines their notes point to.
 
 As in ``test_lesson_facts.py``, lines are found by a marker (a piece of the line's code),
 never by number, and a record is the state *before* its line runs, so a fact about an
@@ -29,6 +29,7 @@ NEW_LESSONS = {
     "17": "17_nan_gradients.py",
     "18": "18_accumulation_and_two_losses.py",
     "19": "19_variable_length_no_padding.py",
+    "20": "20_be_the_engine.py",
 }
 #: Pauses a lesson may take when stepped into from its first line to its end.
 MAX_PAUSES = 300
@@ -386,3 +387,31 @@ def test_19_pdb_stays_off_and_the_note_shows_the_session_it_would_give(tmp_path)
     assert done.stdout.count("-> finals.append(h)") == 3
     assert "(Pdb) (tensor(-0.5760, grad_fn=<TanhBackward0>), True)" in done.stdout
     assert "(Pdb) 10\n" in done.stdout
+
+
+# ---- 20: be the engine ---------------------------------------------------------------------------
+
+
+@pytest.mark.stops("20", 'print("PyTorch\'s gradients:"')
+def test_20_the_scalar_engine_gives_pytorchs_graph_and_gradients(run):
+    state = run.at('print("PyTorch\'s gradients:"')
+    assert scalar(state["all_match"]) is True
+    assert "your engine's order: ['x', 'w', '*', 'b', '+', '*']" in run.stdout
+    pytorch = "['MulBackward0', 'AddBackward0', 'AccumulateGrad', 'MulBackward0', 'AccumulateGrad', 'AccumulateGrad']"
+    assert f"PyTorch's graph, output first: {pytorch}" in run.stdout  # six nodes, as the engine's order has
+    assert "x.grad=0.5, w.grad=-2.0, b.grad=-1.0, z.grad=-1.0" in run.stdout
+    assert "PyTorch's gradients: [0.5, -2.0, -1.0]" in run.stdout
+
+
+def test_20_stepping_into_backward_calls_each_closure_once_every_user_of_its_value_has_sent_its_share():
+    path = lesson_path("20")
+    records = stepped(path)
+    line = marker_line(path, "out.backward()  # predict")
+    start = next(n for n, r in enumerate(records) if r["function"] == "<module>" and r["line"] == line)
+    stop = next(n for n in range(start + 1, len(records)) if records[n]["function"] == "<module>")
+    calls = [r for r in records[start:stop] if r["event"] == "call" and r["function"] in ("_backward", "<lambda>")]
+    assert [r["function"] for r in calls].count("<lambda>") == 3  # the leaves' closures, which do nothing
+    made = [re.match(r"Value\((.), data=\S+, grad=(\S+),", r["vars"]["out"]["repr"]).groups()
+            for r in calls if r["function"] == "_backward"]
+    # out = z * z first with the seed 1, then z = xw + b with both shares of z * z, then xw = x * w
+    assert made == [("*", "1"), ("+", "-1"), ("*", "-1")]
