@@ -60,7 +60,7 @@ STRINGS = 65_536
 SMALL_LISTS = 4096
 
 #: Snapshot keys stored once per distinct combination rather than once per pause.
-_WHERE_KEYS = ("event", "file", "function", "depth", "grad_enabled", "inference_mode", "frame_index",
+_WHERE_KEYS = ("event", "file", "function", "depth", "grad_enabled", "inference_mode", "in_backward", "frame_index",
                "post_mortem", "recording")
 _OWN_KEYS = frozenset(("step", "line", "vars", "globals", "graph", *_WHERE_KEYS))
 _SMALL_INTS = range(-5, 257)  # CPython caches these: a reference costs nothing more

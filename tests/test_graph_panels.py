@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit
+from PySide6.QtWidgets import QGraphicsView, QLabel, QPlainTextEdit
 from test_backward_panel import table_rows
 from test_graph_view import boxes, click, outline
 from test_main_window import press, wait_paused
@@ -189,3 +189,35 @@ def test_a_click_on_a_node_never_shrinks_the_drawing_and_its_details_fill_their_
     details = window.graph_view.findChild(QPlainTextEdit, "graph_details")
     lines = details.document().blockCount() * details.fontMetrics().lineSpacing()
     assert lines >= details.viewport().height() / 2, (lines, details.viewport().size())
+
+
+HOOK_LESSON = '''import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+h = x * 2
+
+
+def double_grad(grad):
+    return grad * 2
+
+
+h.register_hook(double_grad)
+loss = (h ** 2).sum()
+loss.backward()
+done = True
+'''
+
+
+def test_inside_a_hook_the_empty_graph_says_backward_is_running(qtbot, window_on):
+    """Lesson 14, F11 into the hook during backward: the graph said "No tensor requires grad yet" while x, h and
+    loss require grad."""
+    window = window_on(HOOK_LESSON, "hook_lesson.py")
+    window.code_view.go_to_line(12)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 12)
+    message = window.graph_view.findChild(QLabel, "graph_empty_message")
+    assert not message.isVisible()
+    press(qtbot, window, Qt.Key.Key_F11)
+    snapshot = wait_paused(qtbot, window, 6)
+    assert snapshot["function"] == "double_grad" and snapshot["in_backward"] is True
+    assert message.isVisible() and message.text().startswith("backward() is running")
+    assert "No tensor requires grad" not in message.text()

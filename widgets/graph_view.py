@@ -116,6 +116,10 @@ SIDE_DETAILS_ASPECT = 3.0
 DETAILS_SHARE = 0.22
 SIDE_DETAILS_MAX = 380
 EMPTY_TEXT = N_("No tensor requires grad yet: step over a line that creates one with requires_grad=True.")
+#: The empty-state text in a function that a backward pass called (a hook): its own variables hold no graph.
+BACKWARD_TEXT = N_("backward() is running and called this function: autograd runs it with grad mode off, and none "
+                   "of its variables requires grad, so it has no graph of its own. The graph backward is walking "
+                   "is its caller's: select that frame in the Call stack to see it.")
 #: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
 WAITING_TEXT = N_("{names} requires grad, but no operation has used it yet, so autograd has no node: "
                   "step over a line that computes with it.")
@@ -174,6 +178,7 @@ class GraphView(QWidget):
         self._details.setReadOnly(True)
         self._texts = TranslatedTexts()
         self._waiting: list[str] = []
+        self._in_backward = False
         self._texts.set(self._details.setPlaceholderText,
                         "Click a node to see what it saved for backward and where its gradients go.")
         self._toolbar = toolbar = QToolBar()
@@ -1057,10 +1062,16 @@ class GraphView(QWidget):
     def _shows_a_node(self) -> bool:
         return any(item.data(0) in self._drawn for item in self._scene.items(visible_rect(self._view)))
 
-    def set_waiting_leaves(self, names: list[str]) -> None:
-        """Name the tensors that require grad but have no node yet, so the empty graph says why it is empty."""
-        self._waiting = list(names)
-        if not names:
+    def set_waiting_leaves(self, names: list[str], in_backward: bool = False) -> None:
+        """Name the tensors that require grad but have no node yet, so the empty graph says why it is empty.
+
+        ``in_backward``: the pause is in a function a backward pass called (a hook), where the
+        graph is elsewhere: the empty graph says so, not that no tensor requires grad.
+        """
+        self._waiting, self._in_backward = list(names), in_backward
+        if in_backward:
+            self._empty.setText(tr(BACKWARD_TEXT))
+        elif not names:
             self._empty.setText(tr(EMPTY_TEXT))
         else:
             shown = ", ".join(names[:4]) if len(names) <= 4 else \
@@ -1072,7 +1083,7 @@ class GraphView(QWidget):
         """Set the toolbar, the empty-state message, the boxes' labels and the details again in the current language."""
         self._texts.apply()
         self._legend.retranslate()
-        self.set_waiting_leaves(self._waiting)
+        self.set_waiting_leaves(self._waiting, self._in_backward)
         self._groups.relabel()
         if self._selected is not None and self._selected in self._drawn:
             self._show_details(self._selected)

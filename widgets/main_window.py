@@ -841,7 +841,7 @@ class MainWindow(QMainWindow):
             self._apply_graph(snapshot.get("graph"))
         # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
         self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
-        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
+        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(True)
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
@@ -876,7 +876,7 @@ class MainWindow(QMainWindow):
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
         self.graph_view.set_graph(snapshot["graph_full"])
-        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]))
+        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(False, "past")
         self.backward_panel.show_past(index)
         ended = self.run is not None and self.run.is_over

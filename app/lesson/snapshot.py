@@ -39,12 +39,15 @@ def visible(namespace: dict[str, Any], show_hidden: bool = False) -> dict[str, A
 
 
 def grad_mode() -> dict[str, bool]:
-    """Whether autograd records (``torch.is_grad_enabled``) and whether inference mode is on."""
+    """Whether autograd records (``torch.is_grad_enabled``), whether inference mode is on, and whether a
+    backward pass is running (a hook called from autograd's engine: grad mode is off there)."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return {"grad_enabled": True, "inference_mode": False}
+        return {"grad_enabled": True, "inference_mode": False, "in_backward": False}
+    task = getattr(torch._C, "_current_graph_task_id", None)  # -1 outside a backward pass
     return {"grad_enabled": torch.is_grad_enabled(),
-            "inference_mode": torch.is_inference_mode_enabled()}
+            "inference_mode": torch.is_inference_mode_enabled(),
+            "in_backward": task is not None and task() != -1}
 
 
 def frame_locals(frame: FrameType) -> dict[str, Any]:
