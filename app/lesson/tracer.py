@@ -268,12 +268,13 @@ class Tracer:
 
         ``arg`` is the exception being raised (``sys.exc_info()`` would be the one being
         handled). As in ``bdb``, the ``StopIteration`` without a traceback that ends a
-        ``yield from`` or ``await`` inside a generator or coroutine is the interpreter's own;
-        so are ``SystemExit`` (the runner reports the exit) and ``GeneratorExit`` (a generator
-        being closed).
+        ``yield from`` or ``await`` inside a generator or coroutine is the interpreter's own.
+        Unlike ``bdb``, ``SystemExit`` is no pause either (a teaching choice, see the README):
+        the exit is told once, by the frame's return ("raises SystemExit") and the run's end.
+        ``GeneratorExit`` is a pause, as in ``bdb``: it is why a closed generator's ``finally`` runs.
         """
         kind, _, tb = arg if isinstance(arg, tuple) and len(arg) == 3 else (None, None, None)
-        if kind is None or issubclass(kind, (SystemExit, GeneratorExit)):
+        if kind is None or issubclass(kind, SystemExit):
             return True
         internal = frame.f_code.co_flags & _GENERATOR_FLAGS and tb is None
         return bool(internal and issubclass(kind, (StopIteration, StopAsyncIteration)))
