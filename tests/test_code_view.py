@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pygments.token import Keyword
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QHelpEvent, QWheelEvent
+from PySide6.QtGui import QColor, QContextMenuEvent, QFont, QHelpEvent, QTextCursor, QWheelEvent
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QToolTip, QWidget
 
 from widgets.code_view import LINE_COLOURS, TOKEN_STYLES, CodeView
@@ -499,3 +499,70 @@ def test_notes_cells_fold_to_a_marker_and_an_edit_keeps_them_folded(qtbot):
     qtbot.keyClick(view, Qt.Key_Return)
     qtbot.keyClicks(view, "y = 2")
     assert view.notes_folding.folds()[0].folded and not document.findBlockByNumber(3).isVisible()
+
+
+WHERE_LINE = "        safe_root = torch.where(leaf > 0, torch.sqrt(leaf), torch.zeros_like(leaf))"
+
+
+@pytest.mark.parametrize("picked", [False, True], ids=["alone", "after a node was picked"])
+def test_an_operation_off_to_the_right_scrolls_into_view_and_back(qtbot, view, picked):
+    """Lesson 01's torch.where line at 1280×800: step 3 of Alt+F11, torch.zeros_like(leaf), lay
+    off-screen to the right; a node picked in the graph earlier kept its selection over the highlight;
+    and the view stayed scrolled sideways after the line."""
+    line = WHERE_LINE
+    view.set_source(f"import torch\n{line}\nx = 1\n", "/lessons/where.py")
+    view.resize(420, 300)
+    start = line.index("torch.zeros_like")
+    end = start + len("torch.zeros_like(leaf)")
+    view.set_current_line(2)
+    if picked:  # a graph node picked at an earlier step selected the whole expression
+        view.select_span([2, line.index("torch.where"), 2, len(line)])
+    view.set_operation_span([2, start, 2, end])
+    assert not view.textCursor().hasSelection()
+    cursor = QTextCursor(view.document())
+    viewport = view.viewport().rect()
+    for column in (start, end):
+        cursor.setPosition(view.document().findBlockByNumber(1).position() + column)
+        assert viewport.contains(view.cursorRect(cursor).center()), column
+    assert view.horizontalScrollBar().value() > 0
+    view.set_operation_span(None)  # the line's operations are done
+    assert view.horizontalScrollBar().value() == 0
+
+
+def test_each_operation_of_lesson_01s_torch_where_line_is_in_view_at_1280x800(qtbot, open_window):
+    """Alt+F11 through `safe_root = torch.where(...)`: the third operation lay off-screen to the right."""
+    from conftest import line_of
+    from test_main_window import wait_paused
+
+    from app.workspace import LESSONS_DIR
+
+    path = LESSONS_DIR / "01_dynamic_graphs.py"
+    line = line_of(str(path), "    safe_root = torch.where(")
+    window = open_window(path, (1280, 800))
+    code = window.code_view
+    code.go_to_line(line)
+    window.run_to_cursor()
+    wait_paused(qtbot, window, line)
+    seen = []
+    for _ in range(4):
+        step = window.run.live["step"]
+        window.step_expression()
+        qtbot.waitUntil(lambda s=step: window.session.state == "paused" and window.run.live["step"] > s,
+                        timeout=30_000)
+        if "op" not in window.run.live:
+            break
+        start, end = code.operation_span()
+        x = []
+        for position in (start, end):
+            cursor = QTextCursor(code.document())
+            cursor.setPosition(position)
+            x.append(code.cursorRect(cursor).center())
+        fits = x[1].x() - x[0].x() < code.viewport().width()
+        # the whole operation when it fits in the view, else its start
+        for point in x if fits else x[:1]:
+            assert code.viewport().rect().contains(point), window.run.live["op"]["name"]
+        seen.append(code.document().toPlainText()[start:end])
+    assert "torch.zeros_like(leaf)" in seen
+    window.step_over()  # on past the line: the view scrolls back
+    qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["line"] != line, timeout=30_000)
+    assert code.horizontalScrollBar().value() == 0

@@ -205,6 +205,7 @@ class CodeView(QPlainTextEdit):
         self.viewport().setMouseTracking(True)
         self._gutter = _Gutter(self)
         self._lock_note = LOCK_NOTE  # why the text is read-only (set_read_only)
+        self._scrolled_for_operation = False  # scrolled sideways to show an operation: scrolls back after it
         self._lock_label = QLabel(tr(LOCK_NOTE), self)
         self._lock_label.setObjectName("code_lock_label")
         self._lock_label.setStyleSheet(
@@ -385,9 +386,15 @@ class CodeView(QPlainTextEdit):
     def _reveal_current(self) -> None:
         if self._current:
             self._reveal(self._current[0])
+        self._reveal_operation()
 
     def set_operation_span(self, span: list[int] | None) -> None:
-        """Highlight ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``); None clears it."""
+        """Highlight ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``); None clears it.
+
+        The operation is scrolled into view, sideways too, and a selection over it (a graph node
+        picked at an earlier step) goes, since the selection would be drawn over it; once the
+        operations of a line are done, a view scrolled sideways for them scrolls back.
+        """
         selections = []
         if span is not None and self._in_text(span[0]) and self._in_text(span[2]):
             cursor = QTextCursor(self.document())
@@ -398,7 +405,41 @@ class CodeView(QPlainTextEdit):
             selection.format = QTextCharFormat()
             selection.format.setBackground(QColor(OPERATION_COLOUR))
             selections.append(selection)
+            mine = self.textCursor()
+            if mine.hasSelection() and mine.selectionStart() < cursor.selectionEnd() \
+                    and cursor.selectionStart() < mine.selectionEnd():
+                mine.clearSelection()
+                self.setTextCursor(mine)
         self.setExtraSelections(selections)
+        if selections:
+            self._reveal(span[0])
+            self._reveal_operation()
+        elif self._scrolled_for_operation:
+            self.horizontalScrollBar().setValue(0)
+        self._scrolled_for_operation = self._scrolled_for_operation and bool(selections)
+
+    def _reveal_operation(self) -> None:
+        """Scroll sideways as little as brings the highlighted operation into view (its start, if it is
+        wider than the view)."""
+        span = self.operation_span()
+        if span is None:
+            return
+        cursor = QTextCursor(self.document())
+        bar = self.horizontalScrollBar()
+        cursor.setPosition(span[0])
+        left = self.cursorRect(cursor).left() + bar.value()
+        cursor.setPosition(span[1])
+        right = self.cursorRect(cursor).right() + bar.value()
+        margin = self.fontMetrics().horizontalAdvance("  ")
+        width = self.viewport().width()
+        value = bar.value()
+        if right + margin > value + width:
+            value = right + margin - width
+        if left - margin < value:
+            value = left - margin
+        bar.setValue(max(bar.minimum(), min(value, bar.maximum())))
+        # scrolled sideways while the operation is shown (by this or by clearing the selection): back after it
+        self._scrolled_for_operation = bar.value() > bar.minimum()
 
     def operation_span(self) -> tuple[int, int] | None:
         """The highlighted operation as document positions ``(start, end)``, or None."""
