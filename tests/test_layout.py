@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QTabBar, QToolBar, QToolButton
+from PySide6.QtWidgets import QStyle, QTabBar, QToolBar, QToolButton
 
 from app.lesson_format import list_lessons
 from app.workspace import LESSONS_DIR
@@ -364,3 +364,75 @@ def test_no_notes_heading_breaks_a_word_at_1280(qtbot, make_window, language):
             notes.show_line(section.start_line)
             assert browser.document().textWidth() == browser.viewport().width()
             assert not broken_heading_words(browser), (lesson.path.name, section.start_line)
+
+
+def in_front(widget) -> bool:
+    """Whether ``widget`` shows (a dock's tab behind another is 'visible' but has no region on screen)."""
+    return widget.isVisible() and not widget.visibleRegion().isEmpty()
+
+
+def marked_lessons(window: MainWindow) -> list[str]:
+    """The file names of the Lessons list's rows drawn as marked (selected or current)."""
+    browser = window.lesson_browser.list
+    rows = {browser.row(item) for item in browser.selectedItems()} | ({browser.currentRow()} - {-1})
+    return [browser.item(row).data(Qt.ItemDataRole.UserRole).rsplit("/", 1)[-1] for row in sorted(rows)]
+
+
+def click_lesson(qtbot, window: MainWindow, stem: str) -> None:
+    browser = window.lesson_browser.list
+    item = next(browser.item(row) for row in range(browser.count())
+                if stem in browser.item(row).data(Qt.ItemDataRole.UserRole))
+    browser.scrollToItem(item)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=browser.visualItemRect(item).center())
+
+
+def test_choosing_a_lesson_shows_its_notes_and_the_list_marks_the_open_file(qtbot, make_window, tmp_path):
+    """The list kept lesson 14 marked while the learner's own file was open (its row came back with a redraw)."""
+    window = make_window(1280, 800)
+    window.docks["lessons"].raise_()
+    click_lesson(qtbot, window, "14_hooks")
+    qtbot.waitUntil(lambda: in_front(window.notes_view))  # the notes of the chosen lesson
+    assert window.path.name == "14_hooks.py" and "hook" in window.notes_view.text().lower()
+    assert marked_lessons(window) == ["14_hooks.py"]
+    own = tmp_path / "mine.py"
+    own.write_text("x = 1\n", encoding="utf-8")
+    assert window.open_file(own)
+    assert marked_lessons(window) == []
+    window.set_language("zh")  # the list is drawn again, as after a run's progress
+    window._show_progress()
+    assert marked_lessons(window) == []
+    window.docks["lessons"].raise_()
+    click_lesson(qtbot, window, "02_if_else")
+    qtbot.waitUntil(lambda: window.path.name == "02_if_else.py")
+    assert marked_lessons(window) == ["02_if_else.py"] and in_front(window.notes_view)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_lessons_list_entries_are_whole_at_1280_after_a_resize(qtbot, make_window, language):
+    """Rows laid out at another width keep their height: an entry cut with "…", its progress line lost."""
+    first = make_window(1920, 1080)
+    first.set_language(language)
+    first.docks["lessons"].raise_()
+    first.close()  # saves the layout of 1920×1080: restored at 1280×800 it crushed the lessons column to 123 px
+    window = make_window(1280, 800)
+    browser = window.lesson_browser.list
+    qtbot.waitUntil(lambda: browser.isVisible())
+    window.resize(1600, 1000)
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 800))
+    assert browser.viewport().width() >= 160
+
+    margin = browser.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, browser) + 1  # the delegate's
+
+    def whole() -> bool:
+        for row in range(browser.count()):
+            item, rect = browser.item(row), browser.visualItemRect(browser.item(row))
+            needed = browser.fontMetrics().boundingRect(0, 0, rect.width() - 2 * margin, 10_000,
+                                                        Qt.TextFlag.TextWordWrap, item.text()).height()
+            if rect.height() < needed:
+                return False
+        return True
+
+    qtbot.waitUntil(whole)
+    assert all(window.lesson_browser.progress_text(info) in browser.item(row).text()
+               for row, info in enumerate(window.lesson_browser.lessons()))

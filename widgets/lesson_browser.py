@@ -38,6 +38,7 @@ class LessonBrowser(QWidget):
         self._lessons: list[LessonInfo] = []
         self._progress: dict[str, LessonProgress] = {}
         self._language = "en"
+        self._open_path = ""  # the file the window shows: the row marked, whatever the list redraws
         self.list.itemActivated.connect(self._on_list_item_activated)
         self.list.itemClicked.connect(self._on_list_item_activated)
         self.list.customContextMenuRequested.connect(self._on_list_custom_context_menu_requested)
@@ -50,7 +51,6 @@ class LessonBrowser(QWidget):
         """Show ``lessons`` with titles and summaries in ``language``."""
         self._lessons = list(lessons)
         self._language = language
-        row = self.list.currentRow()
         self.list.clear()
         for info in self._lessons:
             title = info.title.get(language) or info.title.get("en", info.stem)
@@ -63,8 +63,7 @@ class LessonBrowser(QWidget):
             item.setData(Qt.ItemDataRole.UserRole, str(info.path))
             item.setToolTip(f"{title}\n{summary}\n{info.path}")
             self.list.addItem(item)
-        if 0 <= row < self.list.count():
-            self.list.setCurrentRow(row)
+        self.select_path(self._open_path)
 
     def set_progress(self, progress: dict[str, LessonProgress]) -> None:
         """Show the learner's progress (by lesson file stem)."""
@@ -88,13 +87,15 @@ class LessonBrowser(QWidget):
         self.set_lessons(self._lessons, language)
 
     def select_path(self, path: str) -> None:
-        """Mark the lesson at ``path`` (or a copy of it with the same file name) as the open one."""
+        """Mark the lesson at ``path`` (or a copy of it with the same file name) as the open one; none when
+        ``path`` is not a lesson (the learner's own file)."""
+        self._open_path = path
         name = path.replace("\\", "/").rsplit("/", 1)[-1]
         for row in range(self.list.count()):
-            if self.list.item(row).data(Qt.ItemDataRole.UserRole).replace("\\", "/").endswith("/" + name):
+            if name and self.list.item(row).data(Qt.ItemDataRole.UserRole).replace("\\", "/").endswith("/" + name):
                 self.list.setCurrentRow(row)
                 return
-        self.list.clearSelection()
+        self.list.setCurrentRow(-1)  # not only unselected: the current row is drawn marked too
 
     def _on_list_item_activated(self, item: QListWidgetItem) -> None:
         self.lesson_activated.emit(item.data(Qt.ItemDataRole.UserRole))

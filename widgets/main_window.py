@@ -1116,8 +1116,11 @@ class MainWindow(QMainWindow):
 
     def _on_lesson_browser_lesson_activated(self, path: str) -> None:
         if self.path is None or self.workspace.open_path(path) != self.path:
-            if not self.open_file(path) and self.path is not None:
-                self.lesson_browser.select_path(str(self.path))  # the lesson still open, not the one refused
+            if not self.open_file(path):
+                if self.path is not None:
+                    self.lesson_browser.select_path(str(self.path))  # the lesson still open, not the one refused
+                return
+        self.docks["notes"].raise_()  # a chosen lesson opens on its notes (the list is a tab away)
 
     # ---- state --------------------------------------------------------------------------
 
