@@ -122,6 +122,23 @@ def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_pat
     assert "not yet" not in check_text(later)
 
 
+def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_path):
+    """A run that undoes a passed exercise said "✗ not yet" for it, though its progress kept the pass."""
+    from widgets.prediction_bar import check_text
+
+    lesson = parse_lesson(LESSON)
+    coach = Coach(lesson, "09_small", Progress(tmp_path / "progress.json"))
+    (first,) = coach.check_results([{"expression": "u == 4", "passed": False, "error": None}])
+    assert not first.done_before and check_text(first) == "Try it 1: ✗ not yet (u == 4 is false)"
+    (done,) = coach.check_results([{"expression": "u == 4", "passed": True, "error": None}])
+    assert check_text(done) == "Try it 1: ✓ done (u == 4)"
+    (later,) = Coach(lesson, "09_small", Progress(tmp_path / "progress.json")).check_results(
+        [{"expression": "u == 4", "passed": False, "error": None}])
+    assert later.done_before and later.passed is False
+    assert check_text(later) == "Try it 1: ✓ done in an earlier run (u == 4 is false in this one)"
+    assert "not yet" not in check_text(later)
+
+
 def test_a_damaged_progress_file_is_an_empty_progress(tmp_path):
     (tmp_path / "progress.json").write_text("{not json", encoding="utf-8")
     assert Progress(tmp_path / "progress.json").of("01_x").answered == 0
@@ -269,6 +286,12 @@ def test_the_exercise_done_is_ticked_and_the_progress_can_be_reset(qtbot, window
     wait_ended(qtbot, window)
     assert not window.prediction_bar.isVisible()
     assert "Try it 1: ✓ done (u == 4)" in window.console.output.toPlainText()
+    assert "✓ exercises 1/1" in window.lesson_browser.list.item(0).text()
+    window.code_view.setPlainText(window.code_view.source().replace("u = 4", "u = 3"))  # undone: a pass stays
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_ended(qtbot, window)
+    output = window.console.output.toPlainText()
+    assert "Try it 1: ✓ done in an earlier run (u == 4 is false in this one)" in output and "not yet" not in output
     assert "✓ exercises 1/1" in window.lesson_browser.list.item(0).text()
     window.lesson_browser.progress_reset_requested.emit("09_small")
     assert "exercises 0/1" in window.lesson_browser.list.item(0).text()
