@@ -122,23 +122,6 @@ def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_pat
     assert "not yet" not in check_text(later)
 
 
-def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_path):
-    """A run that undoes a passed exercise said "✗ not yet" for it, though its progress kept the pass."""
-    from widgets.prediction_bar import check_text
-
-    lesson = parse_lesson(LESSON)
-    coach = Coach(lesson, "09_small", Progress(tmp_path / "progress.json"))
-    (first,) = coach.check_results([{"expression": "u == 4", "passed": False, "error": None}])
-    assert not first.done_before and check_text(first) == "Try it 1: ✗ not yet (u == 4 is false)"
-    (done,) = coach.check_results([{"expression": "u == 4", "passed": True, "error": None}])
-    assert check_text(done) == "Try it 1: ✓ done (u == 4)"
-    (later,) = Coach(lesson, "09_small", Progress(tmp_path / "progress.json")).check_results(
-        [{"expression": "u == 4", "passed": False, "error": None}])
-    assert later.done_before and later.passed is False
-    assert check_text(later) == "Try it 1: ✓ done in an earlier run (u == 4 is false in this one)"
-    assert "not yet" not in check_text(later)
-
-
 def test_a_damaged_progress_file_is_an_empty_progress(tmp_path):
     (tmp_path / "progress.json").write_text("{not json", encoding="utf-8")
     assert Progress(tmp_path / "progress.json").of("01_x").answered == 0
