@@ -54,10 +54,15 @@ SCRIPTS = {
     x = 1
     sys.exit(3)
     """,
-    "comprehension": """
-    squares = [n * n for n in range(3)]
-    evens = {n for n in squares if n % 2 == 0}
-    total = sum(squares)
+    "comprehensions": """
+    def norms(rows):
+        lengths = [len(row) for row in rows]
+        pairs = {k: v for k, v in zip(rows, lengths)}
+        return sum(n for n in lengths)
+
+    result = norms(["ab", "c", "def"])
+    grid = [[i * j for j in range(2)] for i in range(2)]  # inlined at module level since Python 3.12 (PEP 709)
+    evens = {n for n in range(4) if n % 2 == 0}
     """,
 }
 
