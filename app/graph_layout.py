@@ -4,48 +4,95 @@ Plain Python, no Qt. The graph view turns grid cells into pixels.
 
 Features
 --------
-- **Layers by distance from the leaves.** A leaf (``AccumulateGrad``) has rank 0; any other
-  node has one more than the highest of its next functions, so every edge runs from a higher
-  rank to a lower one and outputs end up on the far side from the leaves.
-- **Leaves in their own band.** All leaves share rank 0. An edge into a leaf from a node
-  deeper than rank 1 runs along the leaf's *lane*, a vertical bus in the gutter right of the
-  leaf's column: a weight shared by 1,000 unrolled steps is drawn once, its 1,000 edges join
-  one line, and no other node ever sits in a gutter. This is what general layered layouts
+- **Layers by distance from the inputs.** Every edge runs from a higher rank (further down)
+  to a lower one: a node sits below its next functions, outputs end up at the bottom.
+- **One band of ranks per block.** Nodes come with a group path (the view's: the line
+  execution that made them, then the modules, outermost first). Consecutive nodes of one path
+  form a *block*, and every block gets ranks of its own, below all earlier blocks: no other
+  block's node ever sits in the rows of a block, so a box drawn around a block (or around a
+  run of consecutive blocks sharing a prefix of their paths) holds its own nodes and no other.
+  A leaf sits at the top of the block that made it. :meth:`LayeredLayout.boxes` names a node's
+  boxes; a path that comes back after another starts a new box.
+- **Lanes for long edges.** An edge that skips ranks runs along its target's *lane*, a vertical
+  bus in the gutter right of the target's column, from the target down to its deepest user: a
+  weight shared by 1,000 unrolled steps is drawn once, its 1,000 edges join one line, and no
+  node ever sits in a gutter. Lanes in one gutter whose ranks overlap take different tracks, and
+  so do the connectors that run from a node across the gap above it to a lane, so no two lines
+  to different targets ever run on top of each other. This is what general layered layouts
   lack: Graphviz ``dot`` and grandalf route every one of those edges through every layer.
-- **New pieces hug their consumers.** A node added together with the node that uses it is
-  pulled down to just above that user (``x_t @ W_xh`` sits beside ``h @ W_hh``, not at the
-  top of the graph).
 - **Cheap crossing reduction.** Columns come from three barycenter sweeps (down, up, down)
-  over the nodes being added, each node taking the free column nearest the mean column of
+  over the operations being added, each taking the free column nearest the mean column of
   its placed neighbours; the node with more placed neighbours chooses first, so chains stay
-  straight. New leaves then take the band column nearest their users, and the first rank
-  is swept once more toward them.
+  straight. New leaves then take the column nearest their users, and the operations right
+  under them are swept once more toward them.
 - **Incremental and stable.** :meth:`LayeredLayout.add` places only the new nodes and
-  :meth:`LayeredLayout.remove` frees their cells; a placed node never moves, so a view
-  drawing the graph step by step never jumps. Placing one RNN step (five nodes) costs tens
-  of microseconds whatever the size of the graph; placing a whole graph is :meth:`add` of
-  everything at once.
+  :meth:`LayeredLayout.remove` frees their cells (and the ranks of blocks emptied at the end of
+  the graph, so a graph freed and built again in a loop does not drift); a placed node never moves, so a view
+  drawing the graph step by step never jumps. Placing a whole graph is :meth:`add` of
+  everything at once, and gives the same blocks as adding it step by step.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-#: Rank of the leaf band.
-LEAF_RANK = 0
 #: Barycenter sweeps over the nodes being added, alternating direction, starting downwards.
 SWEEPS = 3
+
+#: A node's group path: its boxes' keys, outermost first (empty: in no box).
+Path = tuple[Hashable, ...]
+
+
+@dataclass
+class Block:
+    """Consecutive nodes of one group path, with ranks ``start`` to ``end`` to themselves."""
+
+    path: Path
+    start: int
+    end: int
+    runs: tuple[int, ...]  # per level of the path, the index of the block its box began at
+
+
+@dataclass
+class Lane:
+    """The vertical bus into a node from its users more than one rank below."""
+
+    column: int
+    top: int
+    depth: int
+    track: int
+
+
+def no_groups(node: Mapping[str, Any]) -> Path:
+    """The default group path: none, every node in one block."""
+    return ()
+
+
+def no_spacing(closes: int, opens: int, leaves_above: bool, leaves_below: bool) -> int:
+    """The default spacing between blocks: none."""
+    return 0
 
 
 class LayeredLayout:
     """A layered layout of an autograd DAG on a grid of ``(column, rank)`` cells.
 
-    Edges point from a node to the nodes in its ``next_functions`` (toward the leaves).
+    Edges point from a node to the nodes in its ``next_functions`` (toward the inputs).
     A node's next functions must be added with it or before it, as autograd creates them.
+
+    Parameters
+    ----------
+    group_of : callable, optional
+        A node dict's group path (see the module docstring); by default every node is in one block.
+    spacing : callable, optional
+        ``spacing(closes, opens, leaves_above, leaves_below)``: the empty ranks to leave between a
+        block and the next one, given how many boxes end and begin there and whether the rank above
+        or below holds a leaf (the view knows how much room headers and taller leaves need).
 
     Examples
     --------
@@ -56,14 +103,23 @@ class LayeredLayout:
     (0, 1)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, group_of: Callable[[Mapping[str, Any]], Path] = no_groups,
+                 spacing: Callable[[int, int, bool, bool], int] = no_spacing) -> None:
+        self._group_of, self._spacing = group_of, spacing
         self._rank: dict[int, int] = {}
         self._column: dict[int, int] = {}
         self._rows: defaultdict[int, dict[int, int]] = defaultdict(dict)  # rank -> column -> id
         self._leaves: set[int] = set()
         self._next: dict[int, list[int]] = {}
         self._users: defaultdict[int, set[int]] = defaultdict(set)
-        self._lane_depths: dict[int, int | None] = {}  # leaf -> lane_depth, once asked
+        self._blocks: list[Block] = []
+        self._block_of: dict[int, int] = {}
+        self._sizes: list[int] = []  # nodes placed in each block
+        self._lanes: dict[int, Lane] = {}
+        self._gutters: defaultdict[tuple[int, int], set[int]] = defaultdict(set)  # (column, track) -> lane targets
+        self._gaps: defaultdict[int, list[list[tuple[float, float, int]]]] = defaultdict(list)  # rank -> tracks
+        self._connectors: dict[tuple[int, int], tuple[int, tuple[float, float, int]]] = {}
+        self._moved: set[int] = set()
 
     def __len__(self) -> int:
         return len(self._rank)
@@ -81,27 +137,45 @@ class LayeredLayout:
         """
         return self._column[node_id], self._rank[node_id]
 
+    def node_at(self, column: int, rank: int) -> int | None:
+        """The node in a cell, or None when it is free."""
+        return self._rows[rank].get(column) if rank in self._rows else None
+
     def is_leaf(self, node_id: int) -> bool:
-        """Whether the node sits in the leaf band."""
+        """Whether the node is a leaf (an ``AccumulateGrad``)."""
         return node_id in self._leaves
 
     def uses_lane(self, source: int, target: int) -> bool:
-        """Whether the edge ``source -> target`` runs along the lane of the leaf ``target``."""
-        return target in self._leaves and self._rank[source] > LEAF_RANK + 1
+        """Whether the edge ``source -> target`` skips ranks, and so runs along the lane of ``target``."""
+        return self._rank[source] > self._rank[target] + 1
 
-    def lane_depth(self, leaf_id: int) -> int | None:
-        """The deepest rank that reaches the leaf through its lane, or None when none does.
+    def lane_depth(self, node_id: int) -> int | None:
+        """The deepest rank that reaches the node through its lane, or None when none does."""
+        lane = self._lanes.get(node_id)
+        return lane.depth if lane is not None else None
 
-        The lane runs in the gutter right of the leaf's column, from the leaf down to this rank.
-        """
-        if leaf_id not in self._lane_depths:  # kept up to date by add and remove: a weight has a user per step
-            ranks = [self._rank[user] for user in self._users.get(leaf_id, ()) if self._rank[user] > LEAF_RANK + 1]
-            self._lane_depths[leaf_id] = max(ranks, default=None)
-        return self._lane_depths[leaf_id]
+    def lane_track(self, node_id: int) -> int:
+        """The track of the node's lane in its gutter: 0, 1, 2… (lanes whose ranks overlap differ)."""
+        return self._lanes[node_id].track
+
+    def connector_track(self, source: int, target: int) -> int:
+        """The track, in the gap above ``source``, of the connector from it to the lane of ``target``."""
+        return self._connectors[source, target][0]
+
+    def take_moved(self) -> set[int]:
+        """The nodes whose lanes changed track since the last call: their edges are to be drawn again."""
+        moved, self._moved = self._moved, set()
+        return moved & self._lanes.keys()
 
     def users(self, node_id: int) -> set[int]:
         """The placed nodes that have ``node_id`` among their next functions."""
         return set(self._users.get(node_id, ()))
+
+    def boxes(self, node_id: int) -> list[tuple[int, Hashable]]:
+        """The boxes the node is in, outermost first, as ``(first block, key)``: a key per level of its path,
+        and the block its run of consecutive blocks with that path prefix began at."""
+        block = self._blocks[self._block_of[node_id]]
+        return list(zip(block.runs, block.path, strict=True))
 
     def add(self, nodes: Iterable[Mapping[str, Any]], edges: Iterable[Sequence[int]]) -> list[int]:
         """Place new nodes without moving the placed ones.
@@ -109,8 +183,8 @@ class LayeredLayout:
         Parameters
         ----------
         nodes : iterable of dict
-            Node dicts with at least ``"id"`` and ``"kind"`` (``"leaf"`` puts it in the band).
-            Ids already placed are ignored.
+            Node dicts with at least ``"id"`` and ``"kind"`` (``"leaf"`` marks a leaf), and what
+            ``group_of`` reads. Ids already placed are ignored.
         edges : iterable of ``[from_id, to_id, input_nr]``
             Edges whose source is one of the new nodes; edges with an end that is neither
             new nor placed are ignored.
@@ -129,16 +203,139 @@ class LayeredLayout:
             if source in new and (target in new or target in self._rank):
                 self._next[source].append(target)
                 self._users[target].add(source)
-        order = self._rank_new(new)
+        paths = {node_id: tuple(self._group_of(node)) for node_id, node in new.items()}
+        order = self._order(new, paths)
+        for path, run in itertools.groupby(order, key=paths.__getitem__):
+            self._rank_block(path, list(run))
+        self._place_columns(order)
         for node_id in order:
-            for target in self._next[node_id]:
-                if target in self._lane_depths and self._rank[node_id] > LEAF_RANK + 1:
-                    self._lane_depths[target] = max(self._lane_depths[target] or 0, self._rank[node_id])
-        ops = [n for n in order if n not in self._leaves]
+            for target in set(self._next[node_id]):
+                if self.uses_lane(node_id, target):
+                    self._grow_lane(target, self._rank[node_id])
+        for node_id in order:
+            for target in set(self._next[node_id]):
+                if self.uses_lane(node_id, target):
+                    self._connect(node_id, target)
+        return order
+
+    def remove(self, ids: Iterable[int]) -> None:
+        """Forget nodes and free their cells; unknown ids are ignored. Their blocks keep their ranks."""
+        gone = [i for i in ids if i in self._rank]
+        touched: set[int] = set()
+        for node_id in gone:
+            for target in set(self._next[node_id]):
+                connector = self._connectors.pop((node_id, target), None)
+                if connector is not None:
+                    self._gaps[self._rank[node_id]][connector[0]].remove(connector[1])
+                    touched.add(target)
+        for node_id in gone:
+            del self._rows[self._rank.pop(node_id)][self._column.pop(node_id)]
+            self._leaves.discard(node_id)
+            self._sizes[self._block_of.pop(node_id)] -= 1
+            for target in self._next.pop(node_id):
+                self._users[target].discard(node_id)
+            self._drop_lane(node_id)
+        for node_id in gone:
+            for user in self._users.pop(node_id, ()):
+                if user in self._next:
+                    self._next[user] = [t for t in self._next[user] if t != node_id]
+        while self._blocks and not self._sizes[-1]:  # a graph freed from its end: what comes next takes its place
+            self._blocks.pop()
+            self._sizes.pop()
+        for target in touched - set(gone):
+            depths = [self._rank[u] for u in self._users.get(target, ()) if self.uses_lane(u, target)]
+            if depths:
+                self._lanes[target].depth = max(depths)
+            else:
+                self._drop_lane(target)
+
+    # -- placing ------------------------------------------------------------------------------
+
+    def _order(self, new: Mapping[int, Any], paths: Mapping[int, Path]) -> list[int]:
+        """The new nodes in topological order (next functions first), each path's nodes together.
+
+        A path whose nodes wait for no other path's goes first, the one met first (lowest id: made first)
+        before the others; its nodes follow each other as long as any is ready. Only paths that wait for
+        each other (never seen in one run of a program) are split.
+        """
+        waiting = {n: len({t for t in self._next[n] if t in new}) for n in new}
+        first: dict[Path, int] = {}
+        outside: defaultdict[Path, int] = defaultdict(int)  # a path's edges to new nodes of other paths not placed
+        for node_id, path in paths.items():
+            first[path] = min(first.get(path, node_id), node_id)
+            outside[path] += len({t for t in self._next[node_id] if t in new and paths[t] != path})
+        ready: defaultdict[Path, list[int]] = defaultdict(list)
+        free = [(first[path], path) for path in first if outside[path] == 0]  # paths waiting for no other
+        heapq.heapify(free)
+        stuck = [(first[path], path) for path in first]  # any path, for paths that wait for each other
+
+        for node_id, count in waiting.items():
+            if count == 0:
+                heapq.heappush(ready[paths[node_id]], node_id)
+        current = self._blocks[-1].path if self._blocks else None
+        order: list[int] = []
+        while len(order) < len(new):
+            if not ready.get(current):
+                while free and not ready[free[0][1]]:
+                    heapq.heappop(free)
+                if free:
+                    current = free[0][1]
+                else:
+                    current = next((path for _, path in sorted(stuck) if ready[path]), None)
+                    if current is None:
+                        raise ValueError("the added nodes contain a cycle")
+            node_id = heapq.heappop(ready[current])
+            order.append(node_id)
+            for user in self._users[node_id]:
+                if user in waiting:
+                    waiting[user] -= 1
+                    if waiting[user] == 0:
+                        heapq.heappush(ready[paths[user]], user)
+                    if paths[user] != current:
+                        outside[paths[user]] -= 1
+                        if outside[paths[user]] == 0:
+                            heapq.heappush(free, (first[paths[user]], paths[user]))
+        return order
+
+    def _rank_block(self, path: Path, members: list[int]) -> None:
+        """Rank a run of new nodes of one path: in the last block when it has that path, else in a new one."""
+        last = self._blocks[-1] if self._blocks else None
+        if last is None or last.path != path:
+            common = 0 if last is None else next((i for i, (a, b) in enumerate(zip(last.path, path, strict=False))
+                                                 if a != b), min(len(last.path), len(path)))
+            index = len(self._blocks)
+            runs = tuple(last.runs[level] if level < common else index for level in range(len(path)))
+            if last is None:
+                start = 0
+            else:
+                above = any(n in self._leaves for n in self._rows[last.end].values())
+                below = any(n in self._leaves for n in members)
+                start = last.end + 1 + self._spacing(len(last.path) - common, len(path) - common, above, below)
+            last = Block(path, start, start, runs)
+            self._blocks.append(last)
+            self._sizes.append(0)
+        index = len(self._blocks) - 1
+        self._sizes[index] += len(members)
+        for node_id in members:
+            self._block_of[node_id] = index
+            inside = [self._rank[t] + 1 for t in self._next[node_id] if self._block_of.get(t) == index]
+            self._rank[node_id] = max(inside, default=last.start)
+        in_run = set(members)
+        for node_id in reversed(members):  # users first: pull each operation down to just above its users
+            if node_id not in self._leaves:
+                users = [self._rank[u] for u in self._users[node_id] if u in in_run]
+                if users:
+                    self._rank[node_id] = max(self._rank[node_id], min(users) - 1)
+        last.end = max(last.end, *(self._rank[n] for n in members))
+
+    def _place_columns(self, order: list[int]) -> None:
+        """Columns for new nodes: operations by barycenter sweeps, then leaves nearest their users, then the
+        operations right under new leaves once more, now facing them."""
         by_rank: defaultdict[int, list[int]] = defaultdict(list)
-        for node_id in ops:
-            by_rank[self._rank[node_id]].append(node_id)
-        fixed = [self._column[t] for n in ops for t in self._next[n] if t in self._column and t not in self._leaves]
+        for node_id in order:
+            if node_id not in self._leaves:
+                by_rank[self._rank[node_id]].append(node_id)
+        fixed = [self._column[t] for n in order for t in self._next[n] if t in self._column]
         anchor = sum(fixed) / len(fixed) if fixed else 0.0
         ranks = sorted(by_rank)
         for sweep in range(SWEEPS):
@@ -146,51 +343,14 @@ class LayeredLayout:
                 self._sweep(by_rank[rank], rank, anchor, with_leaves=False)
         keyed = []
         for leaf in (n for n in order if n in self._leaves):
-            direct = any(self._rank[u] == LEAF_RANK + 1 for u in self._users[leaf])
-            keyed.append((self._target(self._users[leaf]) or 0.0, not direct, leaf))
+            users = self._users[leaf]
+            columns = [self._column[u] for u in users if u in self._column]
+            direct = any(self._rank[u] == self._rank[leaf] + 1 for u in users)
+            keyed.append((sum(columns) / len(columns) if columns else anchor, not direct, leaf))
         for target, _, leaf in sorted(keyed):  # on a tie, leaves joined by direct edges choose first
-            self._claim(leaf, LEAF_RANK, target)
-        if keyed and LEAF_RANK + 1 in by_rank:  # the first rank now also faces the new leaves above it
-            self._sweep(by_rank[LEAF_RANK + 1], LEAF_RANK + 1, anchor, with_leaves=True)
-        return order
-
-    def remove(self, ids: Iterable[int]) -> None:
-        """Forget nodes and free their cells; unknown ids are ignored."""
-        gone = [i for i in ids if i in self._rank]
-        for node_id in gone:
-            del self._rows[self._rank.pop(node_id)][self._column.pop(node_id)]
-            self._leaves.discard(node_id)
-            self._lane_depths.pop(node_id, None)
-            for target in self._next.pop(node_id):
-                self._users[target].discard(node_id)
-                self._lane_depths.pop(target, None)
-        for node_id in gone:
-            for user in self._users.pop(node_id, ()):
-                if user in self._next:
-                    self._next[user] = [t for t in self._next[user] if t != node_id]
-
-    def _rank_new(self, new: Mapping[int, Any]) -> list[int]:
-        """Rank the new nodes; returns them in topological order, next functions first."""
-        # Distinct next functions only: ``x * x`` has two edges to one node, whose user is counted once.
-        waiting = {n: len({t for t in self._next[n] if t in new}) for n in new}
-        order = [n for n, count in waiting.items() if count == 0]
-        for node_id in order:  # grows while read: Kahn's algorithm
-            for user in self._users[node_id]:
-                if user in waiting:
-                    waiting[user] -= 1
-                    if waiting[user] == 0:
-                        order.append(user)
-        if len(order) != len(new):
-            raise ValueError("the added nodes contain a cycle")
-        for node_id in order:
-            if node_id not in self._leaves:
-                below = (self._rank[t] for t in self._next[node_id] if t not in self._leaves)
-                self._rank[node_id] = max(below, default=LEAF_RANK) + 1
-        for node_id in reversed(order):  # users first: pull each node down to just above them
-            if node_id not in self._leaves and self._users[node_id]:
-                lowest_user = min(self._rank[u] for u in self._users[node_id])
-                self._rank[node_id] = max(self._rank[node_id], lowest_user - 1)
-        return order
+            self._claim(leaf, self._rank[leaf], target)
+        for rank in sorted({self._rank[leaf] + 1 for *_, leaf in keyed} & by_rank.keys()):
+            self._sweep(by_rank[rank], rank, anchor, with_leaves=True)
 
     def _sweep(self, members: list[int], rank: int, anchor: float, with_leaves: bool) -> None:
         """Re-place new nodes of one rank at the barycenters of their placed neighbours.
@@ -212,19 +372,14 @@ class LayeredLayout:
         for *_, target, _, node_id in sorted(keyed):
             self._claim(node_id, rank, target)
 
-    def _target(self, neighbours: Iterable[int]) -> float | None:
-        """The mean column of the placed ``neighbours``, or None when none is placed."""
-        columns = [self._column[m] for m in neighbours if m in self._column]
-        return sum(columns) / len(columns) if columns else None
-
-    def _claim(self, node_id: int, rank: int, target: float | None) -> None:
+    def _claim(self, node_id: int, rank: int, target: float) -> None:
         """Put the node in the free column of ``rank`` nearest ``target``.
 
         ``target`` rounds half down; when that column is taken, the nearest free one wins,
         the right one before the left.
         """
         row = self._rows[rank]
-        start = max(0, math.ceil((target or 0.0) - 0.5))
+        start = max(0, math.ceil(target - 0.5))
         for step in itertools.count():
             for column in (start + step, start - step):
                 if column >= 0 and column not in row:
@@ -232,3 +387,56 @@ class LayeredLayout:
                     self._column[node_id] = column
                     self._rank[node_id] = rank
                     return
+
+    # -- lanes and connectors -----------------------------------------------------------------
+
+    def _grow_lane(self, target: int, depth: int) -> None:
+        """Reach the lane of ``target`` down to ``depth``; lanes in the way move to other tracks."""
+        lane = self._lanes.get(target)
+        if lane is None:
+            lane = self._lanes[target] = Lane(self._column[target], self._rank[target], depth, -1)
+            self._put_on_track(target)
+            return
+        if depth <= lane.depth:
+            return
+        lane.depth = depth
+        column = self._column[target]
+        in_the_way = [other for other in self._gutters[column, lane.track]
+                      if other != target and self._overlap(self._lanes[other], lane)]
+        for other in in_the_way:
+            self._gutters[column, lane.track].discard(other)
+            self._put_on_track(other)
+            self._moved.add(other)
+
+    def _put_on_track(self, target: int) -> None:
+        lane, column = self._lanes[target], self._column[target]
+        for track in itertools.count():
+            if not any(self._overlap(self._lanes[other], lane) for other in self._gutters[column, track]):
+                lane.track = track
+                self._gutters[column, track].add(target)
+                return
+
+    @staticmethod
+    def _overlap(a: Lane, b: Lane) -> bool:
+        return a.top <= b.depth and b.top <= a.depth
+
+    def _drop_lane(self, target: int) -> None:
+        lane = self._lanes.pop(target, None)
+        if lane is not None:
+            self._gutters[lane.column, lane.track].discard(target)
+
+    def _connect(self, source: int, target: int) -> None:
+        """Give the connector from ``source`` to the lane of ``target`` a track in the gap above ``source``:
+        one that no connector to another lane uses over the columns it spans."""
+        if (source, target) in self._connectors:
+            return
+        column, lane = self._column[source], self._column[target] + 0.5
+        span = (min(column - 0.5, lane - 0.2), max(column + 0.5, lane + 0.2), target)
+        tracks = self._gaps[self._rank[source]]
+        track = next((i for i, taken in enumerate(tracks)
+                      if all(other == target or span[1] <= low or span[0] >= high for low, high, other in taken)),
+                     len(tracks))
+        if track == len(tracks):
+            tracks.append([])
+        tracks[track].append(span)
+        self._connectors[source, target] = (track, span)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import torch
 
-from app.graph_layout import LEAF_RANK, LayeredLayout
+from app.graph_layout import LayeredLayout
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import TensorSummarizer
 
@@ -80,13 +80,13 @@ def test_every_edge_runs_from_a_higher_rank_to_a_lower_one(rnn10):
         assert layout.position(source)[1] > layout.position(target)[1]
 
 
-def test_leaves_sit_in_their_band_and_nothing_else_does(rnn10):
+def test_without_groups_leaves_sit_in_the_top_band_and_nothing_else_does(rnn10):
     full, _ = rnn10
     layout = LayeredLayout()
     layout.add(full["nodes"], full["edges"])
     for node in full["nodes"]:
         rank = layout.position(node["id"])[1]
-        assert (rank == LEAF_RANK) == (node["kind"] == "leaf") == layout.is_leaf(node["id"])
+        assert (rank == 0) == (node["kind"] == "leaf") == layout.is_leaf(node["id"])
 
 
 def test_no_two_nodes_share_a_cell(rnn10):
@@ -202,3 +202,70 @@ def test_a_node_that_uses_the_same_input_twice_is_placed():
     ranks = {node_id: layout.position(node_id)[1] for node_id in placed}
     for source, target, _ in diff["edges_added"]:
         assert ranks[source] > ranks[target] or layout.is_leaf(target)
+
+
+def grouped(diffs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[list[int]]]:
+    """The nodes of ``diffs``, each with the step that made it as its group, and all their edges."""
+    nodes = [{**node, "group": ("step", step)} for step, diff in enumerate(diffs) for node in diff["added"]]
+    return nodes, [edge for diff in diffs for edge in diff["edges_added"]]
+
+
+def by_group(node: dict[str, Any]) -> tuple:
+    return (node["group"],)
+
+
+def test_each_group_gets_ranks_of_its_own_in_the_order_it_came(rnn10):
+    _, diffs = rnn10
+    nodes, edges = grouped(diffs)
+    layout = LayeredLayout(by_group)
+    layout.add(nodes, edges)
+    spans: dict[tuple, list[int]] = {}
+    for node in nodes:
+        spans.setdefault(node["group"], []).append(layout.position(node["id"])[1])
+    ordered = [(min(ranks), max(ranks)) for _, ranks in sorted(spans.items(), key=lambda item: item[0][1])]
+    assert all(high < next_low for (_, high), (next_low, _) in itertools.pairwise(ordered))
+    stepwise = LayeredLayout(by_group)
+    for step, diff in enumerate(diffs):
+        stepwise.add([{**node, "group": ("step", step)} for node in diff["added"]], diff["edges_added"])
+    assert all(stepwise.position(n["id"])[1] == layout.position(n["id"])[1] for n in nodes)
+    for source, target, _ in edges:
+        assert layout.position(source)[1] > layout.position(target)[1]
+
+
+def test_a_group_that_comes_back_after_another_gets_a_box_of_its_own():
+    layout = LayeredLayout(by_group)
+    layout.add([{"id": 1, "kind": "op", "group": "a"}], [])
+    layout.add([{"id": 2, "kind": "op", "group": "a"}], [[2, 1, 0]])
+    layout.add([{"id": 3, "kind": "op", "group": "b"}], [[3, 2, 0]])
+    layout.add([{"id": 4, "kind": "op", "group": "a"}], [[4, 3, 0]])
+    assert layout.boxes(1) == layout.boxes(2) != layout.boxes(4)
+    assert [key for _, key in layout.boxes(4)] == ["a"]
+
+
+def test_blocks_are_spaced_by_the_boxes_that_end_and_begin_between_them():
+    asked = []
+
+    def spacing(closes: int, opens: int, above: bool, below: bool) -> int:
+        asked.append((closes, opens, above, below))
+        return 2
+
+    layout = LayeredLayout(lambda node: node["group"], spacing)
+    layout.add([{"id": 1, "kind": "leaf", "group": ("line", "model")},
+                {"id": 2, "kind": "op", "group": ("line", "model")},
+                {"id": 3, "kind": "op", "group": ("line", "loss")}], [[2, 1, 0], [3, 2, 0]])
+    assert asked == [(1, 1, False, False)]
+    assert [layout.position(i)[1] for i in (1, 2, 3)] == [0, 1, 4]
+    assert layout.boxes(3)[0] == layout.boxes(2)[0] and layout.boxes(3)[1] != layout.boxes(2)[1]
+
+
+def test_lanes_and_connectors_to_different_nodes_never_share_a_track():
+    """Two nodes of one column whose lanes' ranks overlap, and connectors in one gap to both lanes."""
+    layout = LayeredLayout()
+    layout.add([{"id": 1, "kind": "leaf"}, {"id": 2, "kind": "op"}, {"id": 3, "kind": "op"}, {"id": 4, "kind": "op"}],
+               [[2, 1, 0], [3, 2, 0], [4, 3, 0]])
+    layout.add([{"id": 5, "kind": "op"}, {"id": 6, "kind": "op"}], [[5, 1, 0], [5, 2, 0], [6, 4, 0]])
+    layout.add([{"id": 7, "kind": "op"}], [[7, 6, 0], [7, 1, 0], [7, 2, 0]])
+    assert layout.uses_lane(7, 1) and layout.uses_lane(7, 2) and layout.uses_lane(5, 1)
+    assert layout.position(1)[0] == layout.position(2)[0]  # one gutter
+    assert layout.lane_track(1) != layout.lane_track(2)
+    assert layout.connector_track(7, 1) != layout.connector_track(7, 2)

@@ -1,18 +1,24 @@
-"""The boxes that tie graph nodes to the code that made them: one per execution of a line, one per module.
+"""The boxes that tie graph nodes to the code that made them: one per execution of a line, one per module in it.
 
 A node's ``origin`` (sent by the engine) says which file and line ran between the two pauses
 that saw it appear, which pass of that line it was, and the ``nn.Module`` whose ``forward``
-made it. :class:`OriginGroups` keeps, for every (file, line, pass) and every dotted module
-prefix (``model`` and ``model.rnn``), an :class:`~widgets.graph_items.OriginBox` framing its
-members. Boxes only grow when they get members, so nothing moves as the graph grows. It also
-indexes the nodes made while stepping by their operation's source span, for the code view's
-hover and the details' "which also made".
+made it. :func:`origin_keys` turns that into the node's group path: its line execution
+(``line 72 · pass 2``), then each dotted module prefix (``model``, ``model.rnn``) *within that
+execution*, so a module box nests inside the box of the line that called it and a box of one
+pass never reaches into another's. The layout (:class:`app.graph_layout.LayeredLayout`) gives
+every run of nodes of one path ranks of their own and names each node's boxes;
+:class:`OriginGroups` draws an :class:`~widgets.graph_items.OriginBox` around each, a nested box
+framed inside its parent. So a box holds exactly its own nodes, and it only intersects the boxes
+it is nested in or that are nested in it. Boxes only grow when they get members, so nothing moves
+as the graph grows. It also indexes the nodes made while stepping by their operation's source
+span, for the code view's hover and the details' "which also made".
 """
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from PySide6.QtCore import QRectF
@@ -23,10 +29,10 @@ from app.i18n import tr
 from widgets.graph_details import unknown_origin, unknown_origin_text
 from widgets.graph_items import BOX_HEADER, OriginBox
 
-#: Padding between a box and its members; each level of boxes nested inside adds one more step.
+#: Padding between a box and what it holds (its members and the boxes nested in it); the header adds to the top.
 BOX_PAD = 8.0
-NEST_STEP_X = 10.0
-NEST_STEP_TOP = BOX_HEADER + 6.0
+#: Room kept between the boxes of two blocks, one above the other.
+BOX_GAP = 4.0
 
 
 def same_file(origin_file: str | None, path: str | None) -> bool:
@@ -37,21 +43,32 @@ def same_file(origin_file: str | None, path: str | None) -> bool:
     return same_path or os.path.basename(origin_file) == os.path.basename(path)
 
 
-def origin_keys(origin: Mapping[str, Any] | None) -> list[tuple]:
-    """The groups a node with ``origin`` belongs to: its line execution, then its modules outermost first."""
+def origin_keys(origin: Mapping[str, Any] | None) -> tuple[tuple, ...]:
+    """The group path of a node with ``origin``: its line execution, then its modules in it, outermost first."""
     if not origin:
-        return []
-    keys: list[tuple] = [("line", origin.get("file"), origin.get("line"), origin.get("pass"), unknown_origin(origin))]
+        return ()
+    line = ("line", origin.get("file"), origin.get("line"), origin.get("pass"), unknown_origin(origin))
     parts = (origin.get("module") or "").split(".") if origin.get("module") else []
-    keys += [("module", *parts[:depth]) for depth in range(1, len(parts) + 1)]
-    return keys
+    return (line, *(("module", line, *parts[:depth]) for depth in range(1, len(parts) + 1)))
+
+
+def block_spacing(node_half: float, leaf_half: float, rank_pitch: float) -> Callable[[int, int, bool, bool], int]:
+    """The layout's spacing between blocks: enough empty ranks that the boxes closing above and the
+    boxes opening below (each a pad, and a header for those opening) do not meet."""
+
+    def spacing(closes: int, opens: int, leaves_above: bool, leaves_below: bool) -> int:
+        above = (leaf_half if leaves_above else node_half) + BOX_PAD * closes
+        below = (leaf_half if leaves_below else node_half) + (BOX_PAD + BOX_HEADER) * opens
+        return max(0, math.ceil((above + below + BOX_GAP) / rank_pitch) - 1)
+
+    return spacing
 
 
 def box_label(key: tuple) -> str:
     """What a box says: ``line 72 · pass 2``, ``model.rnn``, or where the exact line is unknown who made the
     nodes (``made by the console at line 12``) or between which pauses (``ran between lines 3 and 9``)."""
     if key[0] == "module":
-        return ".".join(key[1:])
+        return ".".join(key[2:])
     _, _, line, run, unknown = key
     if line is None:
         return unknown_origin_text(unknown)
@@ -76,69 +93,89 @@ class OriginGroups:
     def __init__(self, scene: QGraphicsScene, font: QFont, rect_of: Callable[[int], QRectF],
                  caption_parent: QGraphicsItem) -> None:
         self._scene, self._font, self._rect_of, self._caption_parent = scene, font, rect_of, caption_parent
-        self._boxes: dict[tuple, OriginBox] = {}
-        self._unknown: dict[tuple, None] = {}  # the keys of boxes whose line is unknown ("ran while continuing")
+        self._boxes: dict[tuple, OriginBox] = {}  # (first block, key) -> box
+        self._united: dict[tuple, QRectF] = {}  # the union of a box's members' rectangles
+        self._level: dict[tuple, int] = {}  # 0 for a line execution's box, one more per module nested in it
+        self._parent: dict[tuple, tuple | None] = {}
+        self._children: dict[tuple, set[tuple]] = {}
         self._of: dict[int, list[OriginBox]] = {}
-        self._united: dict[tuple, QRectF] = {}  # members' union, before padding
-        self._depth: dict[tuple, int] = {}  # levels of boxes nested inside a box
         self._marked: list[OriginBox] = []
-        self._modules: dict[tuple, None] = {}  # the module keys, in order
         self._dirty: dict[tuple, OriginBox] = {}  # grown since the last refresh
+        self._outer = QRectF()  # the union of the outermost boxes
+        self._collapsed_modules: set[str] = set()  # modules the learner collapsed: their new boxes come collapsed
+        self.collapsed_count = 0
+        """Boxes collapsed now: while none, edges skip the look-up of hidden ends."""
         self._spans: dict[tuple, set[int]] = {}  # (file, line, col, end_line, end_col) -> nodes, every pass
         self._span_of: dict[int, tuple] = {}
 
     def relabel(self) -> None:
         """Label every box again, in the current language."""
-        for key, box in self._boxes.items():
-            box.label = box_label(key)
+        for box in self._boxes.values():
+            box.label = box_label(box.key)
             box.place_caption()
 
     def __iter__(self) -> Iterator[OriginBox]:
         return iter(self._boxes.values())
 
-    def module_boxes(self) -> list[OriginBox]:
-        """The boxes of modules (few, and the only ones reaching far beyond their members)."""
-        return [self._boxes[key] for key in self._modules]
+    def outer_rect(self) -> QRectF:
+        """The scene rectangle that holds every box."""
+        return QRectF(self._outer)
 
-    def add(self, node_id: int, origin: Mapping[str, Any] | None) -> None:
-        """Put a drawn node in the boxes its origin names; :meth:`refresh` then grows them around it."""
+    def add(self, node_id: int, origin: Mapping[str, Any] | None, boxes: list[tuple[int, Hashable]]) -> None:
+        """Put a drawn node in its boxes, ``(first block, key)`` outermost first as the layout names them;
+        :meth:`refresh` then grows them around it."""
         if origin and origin.get("span"):
             span_key = (origin.get("file"), *origin["span"])
             self._spans.setdefault(span_key, set()).add(node_id)
             self._span_of[node_id] = span_key
-        keys = origin_keys(origin)
-        if not keys:
+        if not boxes:
             return
         rect = self._rect_of(node_id)
-        deepest = len(keys) - 1
-        boxes = []
-        for key in keys:
-            box = self._boxes.get(key)
+        chain, parent = [], None
+        for level, box_id in enumerate(boxes):
+            box = self._boxes.get(box_id)
             if box is None:
-                box = self._boxes[key] = OriginBox(key, key[0], box_label(key), self._font, self._caption_parent)
-                if key[0] == "line" and key[2] is None:
-                    self._unknown[key] = None
-                box.setData(1, key)
+                key = box_id[1]
+                box = self._boxes[box_id] = OriginBox(key, key[0], box_label(key), self._font, self._caption_parent)
+                box.setData(1, box_id)
+                if key[0] == "module" and box.label in self._collapsed_modules:  # the module's next call, as it was
+                    box.collapsed = True
+                    self.collapsed_count += 1
                 self._scene.addItem(box)
-                self._united[key] = QRectF(rect)
-                self._depth[key] = 0
-                if key[0] == "module":
-                    self._modules[key] = None
+                self._united[box_id] = QRectF(rect)
+                self._level[box_id], self._parent[box_id], self._children[box_id] = level, parent, set()
+                if parent is not None:
+                    self._children[parent].add(box_id)
             else:
-                self._united[key] |= rect
+                self._united[box_id] |= rect
             box.members.add(node_id)
-            if key[0] == "module":
-                self._depth[key] = max(self._depth[key], deepest - (len(key) - 1) + 1)
-            self._dirty[key] = box
-            boxes.append(box)
-        self._of[node_id] = boxes
+            self._dirty[box_id] = box
+            chain.append(box)
+            parent = box_id
+        self._of[node_id] = chain
+
+    def resized(self, node_id: int) -> None:
+        """Grow the node's boxes around it again (a leaf that got its name is wider)."""
+        rect = self._rect_of(node_id)
+        for box in self._of.get(node_id, ()):
+            box_id = box.data(1)
+            self._united[box_id] |= rect
+            self._dirty[box_id] = box
+        self.refresh()
 
     def refresh(self) -> None:
-        """Frame the boxes that got members since the last call (once each, however many they got)."""
-        for box in self._dirty.values():
-            if box.key in self._boxes:
-                self._frame(box)
-        self._dirty.clear()
+        """Frame the boxes that got members since the last call (once each, however many they got), nested
+        boxes before the boxes they are in."""
+        pending, self._dirty = self._dirty, {}
+        while pending:
+            deepest = max(self._level[box_id] for box_id in pending)
+            for box_id in [b for b in pending if self._level[b] == deepest]:
+                del pending[box_id]
+                if box_id in self._boxes:
+                    self._frame(box_id)
+                    parent = self._parent[box_id]
+                    if parent is not None and parent in self._boxes:
+                        pending[parent] = self._boxes[parent]
 
     def remove(self, ids: Iterable[int]) -> None:
         """Take nodes out of their boxes (call before their items go); empty boxes go too."""
@@ -151,21 +188,28 @@ class OriginGroups:
                     del self._spans[span_key]
             for box in self._of.pop(node_id, ()):
                 box.members.discard(node_id)
-                touched[box.key] = box
-        for key, box in touched.items():
+                touched[box.data(1)] = box
+        for box_id, box in touched.items():
             if not box.members:
+                self.collapsed_count -= box.collapsed
                 self._scene.removeItem(box)
                 self._scene.removeItem(box.caption)
-                self._unknown.pop(key, None)
-                del self._boxes[key], self._united[key], self._depth[key]
-                self._modules.pop(key, None)
+                parent = self._parent.pop(box_id)
+                if parent is not None and parent in self._children:
+                    self._children[parent].discard(box_id)
+                del self._boxes[box_id], self._united[box_id], self._level[box_id], self._children[box_id]
                 self._marked = [b for b in self._marked if b is not box]
                 continue
             united = QRectF()
             for member in box.members:
                 united |= self._rect_of(member)
-            self._united[key] = united
-            self._frame(box)
+            self._united[box_id] = united
+            self._dirty[box_id] = box
+        self.refresh()
+        self._outer = QRectF()
+        for box_id, box in self._boxes.items():
+            if self._level[box_id] == 0:
+                self._outer |= box.rect()
 
     def boxes_of(self, node_id: int) -> list[OriginBox]:
         """The boxes a node is in, its line execution's first."""
@@ -177,16 +221,23 @@ class OriginGroups:
         return max(boxes, key=lambda box: box.rect().width() * box.rect().height(), default=None)
 
     def set_collapsed(self, box: OriginBox, collapsed: bool) -> set[int]:
-        """Collapse or expand a box; returns its members, whose drawing the caller updates."""
+        """Collapse or expand a box; returns its members, whose drawing the caller updates.
+
+        A module's boxes of later calls come collapsed while the learner keeps one of its boxes collapsed.
+        """
+        if box.collapsed != collapsed:
+            self.collapsed_count += 1 if collapsed else -1
         box.collapsed = collapsed
+        if box.kind == "module":
+            (self._collapsed_modules.add if collapsed else self._collapsed_modules.discard)(box.label)
         box.place_caption()
         box.update()
         return set(box.members)
 
     def line_nodes(self, line: int, file: str | None = None) -> set[int]:
         """The nodes that executions of ``line`` (in ``file``, or any file when None) made."""
-        return {member for key, box in self._boxes.items()
-                if key[0] == "line" and key[2] == line and (file is None or same_file(key[1], file))
+        return {member for box in self._boxes.values()
+                if box.key[0] == "line" and box.key[2] == line and (file is None or same_file(box.key[1], file))
                 for member in box.members}
 
     def span_nodes(self, line: int, column: int, file: str | None = None) -> set[int]:
@@ -212,24 +263,19 @@ class OriginGroups:
         for box in self._marked:
             box.marked = False
             box.update()
-        self._marked = [box for key, box in self._boxes.items() if line and key[0] == "line" and key[2] == line
-                        and (file is None or same_file(key[1], file))]
+        self._marked = [box for box in self._boxes.values() if line and box.key[0] == "line"
+                        and box.key[2] == line and (file is None or same_file(box.key[1], file))]
         for box in self._marked:
             box.marked = True
             box.update()
 
-    def _frame(self, box: OriginBox) -> None:
-        level = self._depth[box.key]
-        dx = BOX_PAD + NEST_STEP_X * level
-        box.setRect(self._united[box.key].adjusted(-dx, -(BOX_PAD + BOX_HEADER + NEST_STEP_TOP * level), dx, dx))
+    def _frame(self, box_id: tuple) -> None:
+        """Frame a box around its members and the boxes nested in it (framed before it)."""
+        box = self._boxes[box_id]
+        rect = QRectF(self._united[box_id])
+        for child in self._children[box_id]:
+            rect |= self._boxes[child].rect()
+        box.setRect(rect.adjusted(-BOX_PAD, -(BOX_PAD + BOX_HEADER), BOX_PAD, BOX_PAD))
         box.place_caption()
-        # Two boxes around nearly the same nodes (a line's pass, and the leaves that came while continuing)
-        # share a header: the later caption goes after the earlier one instead of over it.
-        # Only a box whose line is unknown frames the same nodes as another (a graph has a box per pass of
-        # a line, and few of those), so each box is compared with those few, and they with every box.
-        others = self._boxes.values() if box.key in self._unknown else (self._boxes[k] for k in self._unknown)
-        for other in others:
-            if other is not box and other.caption.sceneBoundingRect().intersects(box.caption.sceneBoundingRect()):
-                taken = other.caption.sceneBoundingRect()
-                box.shift_caption(taken.right() + 6 - box.caption.sceneBoundingRect().left())
-                break
+        if self._level[box_id] == 0:
+            self._outer |= box.rect()

@@ -82,15 +82,15 @@ from app.i18n import N_, join_words, tr
 from widgets.graph_details import code_spans, name_lines, node_details, shape_text
 from widgets.graph_export import write_png, write_svg
 from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, show_uncut, visible_rect, zoom_on
-from widgets.graph_groups import OriginGroups
+from widgets.graph_groups import OriginGroups, block_spacing, origin_keys
 from widgets.graph_items import PALETTE, DrawnNode, EdgeChunk, OriginBox, make_pen
 from widgets.graph_legend import GraphLegend
 from widgets.translated_texts import TranslatedTexts
 
 #: Scene units between the centres of neighbouring columns and ranks.
-COLUMN_PITCH = 210.0
+COLUMN_PITCH = 240.0
 RANK_PITCH = 72.0
-#: Box sizes; the widest box leaves a gutter of at least 30 units for lanes.
+#: Box sizes; the widest box leaves a gutter of at least 60 units for lanes.
 NODE_HEIGHT = 26.0
 LEAF_HEIGHT = 38.0
 MIN_NODE_WIDTH = 96.0
@@ -127,6 +127,16 @@ WAITING_TEXT_PLURAL = N_("{names} require grad, but no operation has used them y
                          "step over a line that computes with them.")
 #: An edge's shape label sits this far below the arrowhead (its baseline), above the next box's header.
 EDGE_LABEL_DROP = 12.0
+#: Where lanes run in a gutter, by track: its middle first, then either side, this far apart (all of them
+#: inside the gutter that the widest boxes leave).
+LANE_SPACING = 4.0
+LANE_OFFSETS = tuple(LANE_SPACING * ((i + 1) // 2) * (1 if i % 2 else -1) for i in range(15))
+#: A connector to a lane runs this far above its source's top, then one step higher per track.
+CONNECTOR_RISE = 6.0
+CONNECTOR_STEP = 5.0
+CONNECTOR_TRACKS = 7
+#: Room a variable's tag leaves between itself and a neighbouring node.
+TAG_CLEARANCE = 4.0
 #: Ranks of edges per path item when a whole graph is drawn at once.
 CHUNK_RANKS = 40
 #: The scene index (see ``_fit_index``): drawn nodes per cell, the depth range, the smallest rectangle side.
@@ -247,6 +257,7 @@ class GraphView(QWidget):
         self._box_font = QFont(self._small)
         self._box_font.setItalic(True)
         self._metrics = QFontMetricsF(self._font)
+        self._arrow = self._metrics.horizontalAdvance(" →")
         self._fonts = {"name": self._font, "leaf": self._bold, "shape": self._small}
         self._heights = {style: QFontMetricsF(font).height() for style, font in self._fonts.items()}
         self._measured: dict[tuple[str, str], tuple[str, float]] = {}
@@ -264,7 +275,7 @@ class GraphView(QWidget):
 
     # -- public API -------------------------------------------------------------------------
 
-    def set_graph(self, graph: Mapping[str, Any]) -> None:
+    def set_graph(self, graph: Mapping[str, Any], new: Iterable[int] = ()) -> None:
         """Draw a whole graph, replacing whatever was drawn.
 
         Resets the view: the whole graph when it is readable that way, else a readable zoom
@@ -274,6 +285,8 @@ class GraphView(QWidget):
         ----------
         graph : dict
             ``{"nodes": [node, ...], "edges": [[from_id, to_id, input_nr], ...], "roots": {name: id}}``.
+        new : iterable of int, optional
+            The nodes the step shown made, outlined as new (a past step's, or the live one's).
         """
         for fade in self._fades:
             fade.stop()
@@ -281,6 +294,8 @@ class GraphView(QWidget):
         self._scene.clear()
         self._reset()
         self._add(graph["nodes"], graph["edges"], chunked=True)
+        self._new = {int(i) for i in new} & self._drawn.keys()
+        self._restyle(self._new)
         self._set_roots(graph.get("roots", {}))
         self._view.setTransform(QTransform())
         self._view.centerOn(0, 0)
@@ -545,7 +560,8 @@ class GraphView(QWidget):
 
     def _reset(self) -> None:
         """Empty state over a cleared scene."""
-        self._layout = LayeredLayout()
+        self._layout = LayeredLayout(lambda node: origin_keys(node.get("origin")),
+                                     block_spacing(NODE_HEIGHT / 2, LEAF_HEIGHT / 2, RANK_PITCH))
         self._drawn: dict[int, DrawnNode] = {}
         self._next: dict[int, list[int]] = {}  # targets in next_functions order
         self._chunks: dict[tuple[int, int], EdgeChunk] = {}  # (source, position in its next) -> chunk
@@ -560,7 +576,6 @@ class GraphView(QWidget):
         self._extent = QRectF()  # every node box's union, kept as nodes come so framing need not scan them
         self._index_rect: QRectF | None = None  # the scene index's rectangle, once the graph has one
         self._scene.setSceneRect(QRectF())
-        self._collapsed = 0  # collapsed boxes: while none, edges skip the look-up of hidden ends
         self._text_layer = QGraphicsRectItem()
         self._text_layer.setFlag(QGraphicsItem.ItemHasNoContents)
         self._text_layer.setZValue(3)
@@ -580,9 +595,9 @@ class GraphView(QWidget):
         placed = self._layout.add(nodes, edges)
         for node_id in placed:
             self._draw_node(by_id[node_id])
-            self._groups.add(node_id, by_id[node_id].get("origin"))
+            self._groups.add(node_id, by_id[node_id].get("origin"), self._layout.boxes(node_id))
         self._groups.refresh()
-        if self._collapsed:
+        if self._groups.collapsed_count:
             self._show_collapsed([i for i in placed if self._groups.collapsed_box(i) is not None])
         fresh = []
         for source, target, _ in edges:
@@ -598,7 +613,18 @@ class GraphView(QWidget):
                 self._new_chunk(group)
         elif fresh:
             self._new_chunk(fresh)
-        self._update_lanes({t for t in map(self._target_of, fresh) if self._layout.is_leaf(t)})
+        for node_id in placed:  # a node placed beside a tagged one: that tag makes room for it
+            column, rank = self._layout.position(node_id)
+            for side in (-1, 1):
+                other = self._layout.node_at(column + side, rank)
+                if other is not None and other not in by_id and self._drawn[other].tag is not None:
+                    self._scene.removeItem(self._drawn[other].tag)
+                    self._drawn[other].tag = self._make_tag(self._drawn[other], self._names_of(other))
+        moved = self._layout.take_moved()
+        if moved:  # lanes that changed track: the edges into them are drawn again, to where the lanes are now
+            self._rebuild_chunks({(s, p) for t in moved for s in self._layout.users(t)
+                                  for p, other in enumerate(self._next.get(s, ())) if other == t})
+        self._update_lanes(set(map(self._target_of, fresh)) | moved)
         self._fit_index()
         return placed
 
@@ -705,6 +731,7 @@ class GraphView(QWidget):
             drawn.width = self._box_width(lines)
             drawn.box.setRect(-drawn.width / 2, -drawn.height / 2, drawn.width, drawn.height)
             self._draw_texts(drawn, lines)
+            self._groups.resized(drawn.node["id"])
             self._update_lanes([drawn.node["id"]])
         if self._selected == drawn.node["id"]:
             self._show_details(drawn.node["id"])
@@ -728,11 +755,28 @@ class GraphView(QWidget):
         """The variables whose ``grad_fn`` the node is."""
         return sorted(name for name, i in self._roots.items() if i == node_id)
 
+    def _room_beside(self, node_id: int, side: int) -> float:
+        """The free width between the node's box and its neighbour's on ``side`` (-1 left, 1 right) in its rank."""
+        column, rank = self._layout.position(node_id)
+        drawn = self._drawn[node_id]
+        neighbour = self._layout.node_at(column + side, rank)
+        if neighbour is None or neighbour not in self._drawn:
+            return math.inf
+        return COLUMN_PITCH - drawn.width / 2 - self._drawn[neighbour].width / 2
+
     def _make_tag(self, drawn: DrawnNode, names: list[str]) -> QGraphicsPathItem:
-        text = self._metrics.elidedText(", ".join(names), Qt.ElideRight, 150) + " →"
+        """The ``h →`` tag left of the node; where a neighbour leaves no room there, right of it (``← h``), and
+        shortened where neither side has room for all of it: a tag never covers another node."""
+        node_id = drawn.node["id"]
+        room = {side: self._room_beside(node_id, side) - 3 - TAG_CLEARANCE for side in (-1, 1)}
+        whole = self._metrics.horizontalAdvance(", ".join(names) + " →") + 10
+        side = -1 if whole <= room[-1] or room[-1] >= room[1] else 1
+        shown = self._metrics.elidedText(", ".join(names), Qt.ElideRight, min(150.0, room[side] - 10 - self._arrow))
+        text = shown + " →" if side < 0 else "← " + shown
         width = self._metrics.horizontalAdvance(text) + 10
         height = self._metrics.height() + 4
-        right = drawn.box.pos().x() - drawn.width / 2 - 3
+        near = drawn.box.pos().x() + side * (drawn.width / 2 + 3)
+        right = near if side < 0 else near + width
         path = QPainterPath()
         path.addRoundedRect(QRectF(right - width, drawn.box.pos().y() - height / 2, width, height), 4, 4)
         tag = QGraphicsPathItem(path, self._text_layer)
@@ -769,6 +813,11 @@ class GraphView(QWidget):
                 labels.append(label)
         chunk.set_geometry(path, labels, self._small)
 
+    def _rebuild_chunks(self, edges: Iterable[tuple[int, int]]) -> None:
+        """Draw these edges' chunks again (each once)."""
+        for chunk in {id(self._chunks[e]): self._chunks[e] for e in edges if e in self._chunks}.values():
+            self._build_chunk(chunk)
+
     def _port(self, source: int, position: int) -> QPointF:
         """Where an edge leaves the top of its source box; inputs spread left to right."""
         drawn = self._drawn[source]
@@ -778,11 +827,16 @@ class GraphView(QWidget):
         return QPointF(centre.x() + (position - (count - 1) / 2) * spacing, centre.y() - drawn.height / 2)
 
     def _edge_path(self, path: QPainterPath, source: int, position: int) -> tuple[QPointF, str] | None:
-        """Add the edge to ``source``'s ``position``-th next function to ``path``; returns its own label, if any."""
+        """Add the edge to ``source``'s ``position``-th next function to ``path``; returns its own label, if any.
+
+        An edge to the next rank is one straight line with its arrowhead. One that skips ranks rises
+        from its source to its own track in the gap above and runs across to the target's lane, where a
+        dot marks the join: the lane (drawn once, see :meth:`_update_lanes`) takes it on to the target.
+        """
         target = self._next[source][position]
         start = self._port(source, position)
         hidden_target = None
-        if self._collapsed:  # an end a collapsed box hides: the edge ends at the box instead
+        if self._groups.collapsed_count:  # an end a collapsed box hides: the edge ends at the box instead
             hidden_source, hidden_target = self._groups.collapsed_box(source), self._groups.collapsed_box(target)
             if hidden_source is not None and hidden_source is hidden_target:
                 return None
@@ -790,9 +844,12 @@ class GraphView(QWidget):
                 rect = hidden_source.rect()
                 start = QPointF(min(max(start.x(), rect.left() + 8), rect.right() - 8), rect.top())
         if self._layout.uses_lane(source, target):
-            junction = QPointF(self._lane_x(target), start.y() - (RANK_PITCH - NODE_HEIGHT) / 2)
-            path.moveTo(junction)
-            path.lineTo(start)
+            track = self._layout.connector_track(source, target) % CONNECTOR_TRACKS
+            corner = QPointF(start.x(), start.y() - CONNECTOR_RISE - CONNECTOR_STEP * track)
+            junction = QPointF(self._lane_x(target), corner.y())
+            path.moveTo(start)
+            path.lineTo(corner)
+            path.lineTo(junction)
             path.addEllipse(junction, 1.5, 1.5)
             return None
         drawn = self._drawn[target]
@@ -817,31 +874,48 @@ class GraphView(QWidget):
             path.moveTo(end)
             path.lineTo(end.x() - 8 * ux + 4 * side * uy, end.y() - 8 * uy - 4 * side * ux)
 
-    def _lane_x(self, leaf: int) -> float:
-        return (self._layout.position(leaf)[0] + 0.5) * COLUMN_PITCH
+    def _lane_x(self, target: int) -> float:
+        """The x of the node's lane: in the gutter right of its column, on its track."""
+        column = self._layout.position(target)[0]
+        return (column + 0.5) * COLUMN_PITCH + LANE_OFFSETS[self._layout.lane_track(target) % len(LANE_OFFSETS)]
 
-    def _update_lanes(self, leaves: Iterable[int]) -> None:
-        """Redraw the lanes of these leaves: from the leaf's side down to its deepest user."""
-        for leaf in leaves:
-            depth = self._layout.lane_depth(leaf) if leaf in self._drawn else None
-            lane = self._lanes.get(leaf)
-            if depth is None:
-                if lane is not None:
-                    self._scene.removeItem(self._lanes.pop(leaf))
-                continue
-            if lane is None:
-                lane = self._lanes[leaf] = EdgeChunk([], self._lane_pen)
-                lane.setZValue(0)
-                self._scene.addItem(lane)
-            drawn = self._drawn[leaf]
-            x = self._lane_x(leaf)
-            side = drawn.box.pos() + QPointF(drawn.width / 2, 0)
-            bottom = depth * RANK_PITCH - NODE_HEIGHT / 2 - (RANK_PITCH - NODE_HEIGHT) / 2
-            path = QPainterPath(QPointF(x, bottom))
-            path.lineTo(x, side.y())
+    def _lane_path(self, path: QPainterPath, target: int, bottom: float) -> QPointF:
+        """Add the lane of ``target`` from ``bottom`` up and into the target's side to ``path``; returns its end."""
+        drawn = self._drawn[target]
+        x = self._lane_x(target)
+        side = drawn.box.pos() + QPointF(drawn.width / 2, 0)
+        box = self._groups.collapsed_box(target) if self._groups.collapsed_count else None
+        if box is not None:  # hidden: the lane ends at the collapsed box
+            rect = box.rect()
+            edge = rect.right() if x > rect.right() else rect.left()
+            side = QPointF(x, rect.bottom()) if rect.left() <= x <= rect.right() else \
+                QPointF(edge, min(max(side.y(), rect.top()), rect.bottom()))
+        path.moveTo(x, bottom)
+        path.lineTo(x, side.y())
+        if side.x() != x:
             path.lineTo(side)
             self._arrowhead(path, QPointF(x, side.y()), side)
-            label = (QPointF(x + 5, side.y() + drawn.height / 2 + 14), drawn.shape)
+        else:
+            self._arrowhead(path, QPointF(x, bottom), side)
+        return side
+
+    def _update_lanes(self, targets: Iterable[int]) -> None:
+        """Redraw the lanes of these nodes: from their deepest user's connector up into the node's side."""
+        for target in targets:
+            depth = self._layout.lane_depth(target) if target in self._drawn else None
+            lane = self._lanes.get(target)
+            if depth is None:
+                if lane is not None:
+                    self._scene.removeItem(self._lanes.pop(target))
+                continue
+            if lane is None:
+                lane = self._lanes[target] = EdgeChunk([], self._lane_pen)
+                lane.setZValue(0)
+                self._scene.addItem(lane)
+            drawn = self._drawn[target]
+            path = QPainterPath()
+            side = self._lane_path(path, target, depth * RANK_PITCH - NODE_HEIGHT / 2 - CONNECTOR_RISE)
+            label = (QPointF(self._lane_x(target) + 5, side.y() + drawn.height / 2 + 14), drawn.shape)
             lane.set_geometry(path, [label] if label[1] else [], self._small)
 
     # -- removing ---------------------------------------------------------------------------
@@ -858,7 +932,7 @@ class GraphView(QWidget):
             self._edge_path(ghost, *edge)
             chunk = self._chunks.pop(edge)
             touched_chunks[id(chunk)] = chunk
-        touched_leaves = {t for t in map(self._target_of, dead_edges) if self._layout.is_leaf(t)}
+        touched_leaves = {t for t in map(self._target_of, dead_edges) if t not in gone}
         dead = set(dead_edges)
         for chunk in touched_chunks.values():
             chunk.edges = [e for e in chunk.edges if e not in dead]
@@ -870,7 +944,10 @@ class GraphView(QWidget):
         for node_id in gone:
             drawn = self._drawn.pop(node_id)
             drawn.box.setBrush(QColor(PALETTE["removed"]).lighter(120))
-            fading += [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else [])
+            items = [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else [])
+            for item in items:  # a ghost is no node: the id may come back, drawn anew, while this fades
+                item.setData(0, None)
+            fading += items
             self._next.pop(node_id, None)
         self._layout.remove(gone)
         self._groups.remove(gone)
@@ -918,9 +995,9 @@ class GraphView(QWidget):
                 if target in ids:
                     self._edge_path(path, source, position)
                     if self._layout.uses_lane(source, target):
-                        start = self._port(source, position)
-                        path.moveTo(self._lane_x(target), start.y())
-                        path.lineTo(self._lane_x(target), self._drawn[target].box.pos().y())
+                        track = self._layout.connector_track(source, target) % CONNECTOR_TRACKS
+                        top = self._port(source, position).y() - CONNECTOR_RISE - CONNECTOR_STEP * track
+                        self._lane_path(path, target, top)
         self._overlay.setPath(path)
         self._overlay.setVisible(not path.isEmpty())  # an empty path would export as invalid SVG
 
@@ -1104,7 +1181,6 @@ class GraphView(QWidget):
         """Collapse or expand a box: hide or show its members and re-route the edges at them."""
         if box.collapsed == collapsed:
             return
-        self._collapsed += 1 if collapsed else -1
         self._show_collapsed(self._groups.set_collapsed(box, collapsed))
 
     def _show_collapsed(self, ids: Iterable[int]) -> None:
@@ -1119,6 +1195,7 @@ class GraphView(QWidget):
                   if edge[0] in ids or self._target_of(edge) in ids}
         for chunk in chunks.values():
             self._build_chunk(chunk)
+        self._update_lanes(ids & self._lanes.keys())
 
     def _scale(self) -> float:
         return self._view.transform().m11()
@@ -1139,9 +1216,7 @@ class GraphView(QWidget):
                                                                       if i in self._drawn)
         for lane in self._lanes.values():
             rect |= lane.sceneBoundingRect()
-        for box in self._groups.module_boxes():
-            rect |= box.rect()
-        return rect
+        return rect | self._groups.outer_rect()
 
     def _node_at(self, position: Any) -> int | None:
         for item in self._view.items(position):

@@ -109,6 +109,11 @@ MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold":
                 "unfold": N_("&Unfold All Notes"), "reset": N_("&Reset Layout"), "about": N_("&About GradStep")}
 
 
+def made_nodes(snapshot: dict[str, Any]) -> list[int]:
+    """The ids of the graph nodes the step that led to ``snapshot`` made (outlined as new when it is shown)."""
+    return [int(node["id"]) for node in (snapshot.get("graph") or {}).get("added", [])]
+
+
 def grad_leaves(variables: dict[str, Any]) -> list[str]:
     """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves).
 
@@ -875,7 +880,7 @@ class MainWindow(QMainWindow):
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
-        self.graph_view.set_graph(snapshot["graph_full"])
+        self.graph_view.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(False, "past")
         self.backward_panel.show_past(index)
@@ -922,7 +927,7 @@ class MainWindow(QMainWindow):
     def _show_live_graph(self) -> None:
         """The run's whole live graph in the graph view and the Backward panel (after a past step or a recording)."""
         graph = self.run.live_graph()
-        self.graph_view.set_graph(graph)
+        self.graph_view.set_graph(graph, new=made_nodes(self.run.live or {}))
         self.backward_panel.set_graph(graph)
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
@@ -1015,8 +1020,9 @@ class MainWindow(QMainWindow):
         self._request("evaluate", show, expression=expression)
 
     def _apply_graph(self, diff: dict[str, Any] | None) -> None:
+        if diff:
+            self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
         if diff and diff.get("changed"):
-            self.graph_view.apply_diff(diff)
             self.backward_panel.apply_diff(diff)
 
     def _after_action(self, kind: str, result: dict[str, Any]) -> None:
