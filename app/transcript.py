@@ -19,6 +19,14 @@ LIMIT_CHARS = 4_000_000
 #: An entry: ``("output", stream, text)``, ``("message", kind, text)``, ``("error", error)``,
 #: ``("echo", expression)`` or ``("result", expression, result)``.
 Entry = tuple[Any, ...]
+#: A message's text: a string, or a function that words it in the current language each time it
+#: is shown, so that the app's messages follow a change of language.
+Text = str | Callable[[], str]
+
+
+def shown(text: Text) -> str:
+    """A message's text as it is shown now."""
+    return text() if callable(text) else text
 
 
 def _size(entry: Entry) -> int:
@@ -26,7 +34,7 @@ def _size(entry: Entry) -> int:
     if kind == "output":
         return len(entry[2])
     if kind == "message":
-        return len(entry[2])
+        return len(shown(entry[2]))
     if kind == "echo":
         return len(entry[1])
     return 200  # an error or a result: a few lines, bounded by the engine
@@ -58,7 +66,7 @@ class Transcript:
         if text:
             self._add(("output", stream, text), step)
 
-    def add_message(self, text: str, kind: str = "info") -> None:
+    def add_message(self, text: Text, kind: str = "info") -> None:
         """A message of the app's own: ``kind`` is "info", "error" or "success"."""
         self._add(("message", kind, text))
 
@@ -74,7 +82,7 @@ class Transcript:
         """The answer to ``expression``: ``{"ok": True, "value"}`` or ``{"ok": False, "error"}``."""
         self._add(("result", expression, result))
 
-    def until(self, step: int, heading: str) -> Transcript:
+    def until(self, step: int, heading: Text) -> Transcript:
         """What the transcript held at step ``step`` (no entry of a later step), under the message ``heading``."""
         past = Transcript(self.limit)
         past.add_message(heading)
@@ -99,7 +107,7 @@ class Transcript:
             if entry[0] == "output":
                 parts.append(entry[2])
             elif entry[0] == "message":
-                parts.append(entry[2] + "\n")
+                parts.append(shown(entry[2]) + "\n")
         return "".join(parts)
 
     def __len__(self) -> int:

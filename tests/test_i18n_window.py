@@ -227,3 +227,53 @@ def test_qt_s_own_buttons_follow_the_language(window_on):
     window.set_language("en")
     QApplication.processEvents()
     assert [button.text() for button in buttons.buttons()] == ["Close", "Cancel"]
+
+
+def output_pane_own_lines(window) -> list[str]:
+    """The lines of the Output pane that the app wrote (its messages), not the lesson's printed output."""
+    printed = {line for entry in window.console.transcript.entries if entry[0] == "output"
+               for line in entry[2].splitlines()}
+    return [line for line in window.console.output.toPlainText().splitlines() if line and line not in printed]
+
+
+def test_a_window_tour_in_chinese_with_a_lesson_paused_finds_almost_no_english(open_window, qtbot):
+    """Lesson 01 paused, started in English, then View > Language > 简体中文: every visible widget's
+    text, tooltip and placeholder, the menus, the toolbar and the Output pane's own lines. The Output
+    pane kept "▶ Running 01_dynamic_graphs.py" in English (its messages were worded once, when written)."""
+    from app.workspace import LESSONS_DIR
+
+    window = open_window(LESSONS_DIR / "01_dynamic_graphs.py", (1280, 800))
+    window.start_or_continue()
+    qtbot.waitUntil(lambda: window.session.state == PAUSED, timeout=30_000)
+    for _ in range(3):
+        step = window.run.live["step"]
+        window.step_over()
+        qtbot.waitUntil(lambda s=step: window.session.state == PAUSED and window.run.live["step"] > s, timeout=30_000)
+    assert "▶ Running 01_dynamic_graphs.py" in output_pane_own_lines(window)
+    window.set_language("zh")
+    texts = visible_texts(window) + [("Output pane", line) for line in output_pane_own_lines(window)]
+    english = [(where, text) for where, text in texts if english_words(text)]
+    print(f"tour in 中文: {len(english)} English texts of {len(texts)}: {english}")
+    assert len(texts) > 100  # the walk does see the window
+    assert len(english) <= 3, english
+    assert "▶ 正在运行 01_dynamic_graphs.py" in output_pane_own_lines(window)
+    window.set_language("en")
+    assert "▶ Running 01_dynamic_graphs.py" in output_pane_own_lines(window)
+
+
+def test_the_open_dialog_speaks_the_interface_s_language(window_on, qtbot):
+    """File > Open in 中文: "Look in:" and "Files of type:" stayed English (Qt's translation has them
+    without the accelerator the dialog's labels carry)."""
+    from PySide6.QtWidgets import QFileDialog
+
+    window = window_on(LESSON)
+    window.set_language("zh")
+    window.act_open.trigger()
+    dialog = window.findChild(QFileDialog, "open_dialog")
+    assert dialog is not None and dialog.isVisible()
+    texts = [label.text() for label in dialog.findChildren(QLabel) if label.isVisibleTo(dialog)]
+    texts += [text for button in dialog.findChildren(QAbstractButton) if button.isVisibleTo(dialog)
+              for text in (button.text(), button.toolTip())]
+    assert "查找范围(&L)：" in texts and "文件类型(&T)：" in texts
+    assert [text for text in texts if english_words(text)] == []
+    dialog.reject()

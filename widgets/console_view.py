@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QT
 
 from app import messages as m
 from app.i18n import N_, error_texts, tr
-from app.transcript import Entry, Transcript
+from app.transcript import Entry, Transcript, shown
 from widgets.watch_view import blend, readable_color, short_dtype, summary_line
 
 #: Lines of scrollback kept by default.
@@ -259,7 +259,7 @@ class ConsoleView(QWidget):
             self._queue_output(entry[1], entry[2])
         elif kind == "message":
             self._write_lines([(entry[1] if entry[1] in ("info", "error", "success") else "info", line)
-                               for line in entry[2].splitlines() or [""]])
+                               for line in shown(entry[2]).splitlines() or [""]])
         elif kind == "error":
             self._write_lines(self._error_lines(entry[1]))
         elif kind == "echo":
@@ -470,7 +470,7 @@ class ConsoleView(QWidget):
 
     def retranslate(self) -> None:
         """Set the console's own texts again in the current language, and draw the transcript again
-        (errors and their explanations follow; messages keep the language they were written in)."""
+        (errors and their explanations follow, and so do messages given as functions)."""
         self.clear_button.setText(tr("Clear"))
         self.clear_button.setToolTip(tr("Clear the console output"))
         self._show_hint()

@@ -440,12 +440,16 @@ class MainWindow(QMainWindow):
         else:
             self.code_view.set_read_only(False)
 
-    def open_dialog(self) -> None:
+    def open_dialog(self) -> QFileDialog:
+        """File > Open: a file dialog, Qt's own texts in the interface's language too; the file chosen opens."""
         start = str(self.path.parent if self.path else self.lessons_dir)
-        path, _ = QFileDialog.getOpenFileName(self, tr("Open a Python file"), start,
-                                              tr("Python files (*.py);;All files (*)"))
-        if path:
-            self.open_file(path)
+        dialog = QFileDialog(self, tr("Open a Python file"), start, tr("Python files (*.py);;All files (*)"))
+        dialog.setObjectName("open_dialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(self.open_file)
+        dialog.open()  # window-modal, and the window keeps its event loop: nothing waits on it
+        return dialog
 
     def save(self) -> Path | None:
         """Write the code view's text (bundled lessons to the learner's copy); returns the file written."""
@@ -677,7 +681,9 @@ class MainWindow(QMainWindow):
             self.session.breakpoints[str(self.path)] = self._breakpoints()
         self.coach = coach
         self._set_run(Run(str(self.path), settings.get("history/budget_mb") * 2**20))
-        self.run.transcript.add_message(tr("▶ Running {name}", name=self.path.name), "info")
+        name = self.path.name
+        # the Output pane's own messages are worded when shown, so they follow View > Language
+        self.run.transcript.add_message(lambda: tr("▶ Running {name}", name=name), "info")
         self._clear_pause_views()
         self.code_view.set_error_line(None)
         self.code_view.set_previous_line(None)
@@ -721,8 +727,8 @@ class MainWindow(QMainWindow):
     def _on_prediction_bar_skipped(self, prediction: Prediction) -> None:
         if self.coach is not None:
             self.coach.skip()
-        self._transcript().add_message(tr("Skipped the prediction on line {line} ({expr}): not judged",
-                                          line=prediction.line, expr=prediction.expression))
+        self._transcript().add_message(lambda: tr("Skipped the prediction on line {line} ({expr}): not judged",
+                                                  line=prediction.line, expr=prediction.expression))
         self.state_label.setText(tr("Skipped the question on line {line}; the line has not run yet — F10 runs it, "
                                     "F11 steps into it", line=prediction.line))
 
@@ -730,9 +736,10 @@ class MainWindow(QMainWindow):
         """After Record to End: how many predictions it passed without asking, in the output."""
         passed = self.coach.take_passed() if self.coach else []
         if passed:
-            self._transcript().add_message(
-                tr("Record to End skipped {n} prediction(s) without asking, on line(s) {lines}: step through the "
-                   "lesson (F10) to be asked", n=len(passed), lines=", ".join(str(p.line) for p in passed)))
+            lines = ", ".join(str(p.line) for p in passed)
+            self._transcript().add_message(lambda: tr(
+                "Record to End skipped {n} prediction(s) without asking, on line(s) {lines}: step through the "
+                "lesson (F10) to be asked", n=len(passed), lines=lines))
 
     def _judge_prediction(self) -> None:
         """The line a prediction waited for has run: ask the lesson whether the answer was right."""
@@ -746,7 +753,7 @@ class MainWindow(QMainWindow):
             verdict = coach.verdict(prediction, answer, result)
             self.prediction_bar.show_verdict(verdict)
             right = verdict.right
-            self._transcript().add_message(verdict_text(verdict),
+            self._transcript().add_message(lambda: verdict_text(verdict),
                                            "info" if right is None else "success" if right else "error")
             self._show_progress()
 
@@ -857,9 +864,9 @@ class MainWindow(QMainWindow):
             self._transcript().add_error(error)
         if snapshot.get("condition_error"):
             problem = snapshot["condition_error"]
-            self._transcript().add_message(tr("The condition “{condition}” on line {line} raised {type}: {message}",
-                                              condition=problem["condition"], line=problem["line"],
-                                              type=problem["type"], message=problem["message"]), "error")
+            self._transcript().add_message(lambda: tr(
+                "The condition “{condition}” on line {line} raised {type}: {message}", condition=problem["condition"],
+                line=problem["line"], type=problem["type"], message=problem["message"]), "error")
         self._show_state()
         self._judge_prediction()
         self._ask_prediction(snapshot)
@@ -887,10 +894,10 @@ class MainWindow(QMainWindow):
         ended = self.run is not None and self.run.is_over
         self.console.set_input_enabled(False, "ended" if ended else "past")
         self.prediction_bar.hide()  # its question and verdict are the live step's: back with it
-        back = tr("goes back to the end of the run") if ended else tr("goes back to live")
+        back = N_("goes back to the end of the run") if ended else N_("goes back to live")
         # what the Output pane held at that step: the lesson's output, the app's messages and verdicts
-        self.console.set_transcript(self.run.transcript.until(
-            index, tr("Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=back)))
+        self.console.set_transcript(self.run.transcript.until(index, lambda: tr(
+            "Output up to step {step} (the past: Ctrl+Shift+F10 {back})", step=index + 1, back=tr(back))))
         if self._inspected in snapshot["vars"]:
             self.inspector.show_tensor(self._inspected, snapshot["vars"][self._inspected])
         self.status.show_past(snapshot, index, live, ended)
@@ -950,16 +957,14 @@ class MainWindow(QMainWindow):
         self._say_passed_predictions()
         if self.coach is not None and ended.checks:
             for result in self.coach.check_results(ended.checks):
-                self._transcript().add_message(check_text(result),
-                                               "success" if result.passed else "info")
+                self._transcript().add_message(lambda r=result: check_text(r), "success" if result.passed else "info")
             self._show_progress()
-        text = end_text(ended)
         kind = "success" if ended.status == "ok" or (ended.status == "exited" and ended.exit_code == 0) else "error"
         if ended.status == "error" and ended.error and ended.error.get("type") == "SyntaxError":
             self.code_view.set_error_line(ended.error.get("line"))
             self._transcript().add_error(ended.error)
             self.code_view.go_to_line(ended.error.get("line") or 1)
-        self._transcript().add_message(f"■ {text}", kind)
+        self._transcript().add_message(lambda: f"■ {end_text(ended)}", kind)
         self._show_state()
         self._update_actions()
 
