@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QStyle, QTabBar, QToolBar, QToolButton
+from test_main_window import click_lesson
 
 from app.lesson_format import list_lessons
 from app.workspace import LESSONS_DIR
@@ -376,14 +377,6 @@ def marked_lessons(window: MainWindow) -> list[str]:
     browser = window.lesson_browser.list
     rows = {browser.row(item) for item in browser.selectedItems()} | ({browser.currentRow()} - {-1})
     return [browser.item(row).data(Qt.ItemDataRole.UserRole).rsplit("/", 1)[-1] for row in sorted(rows)]
-
-
-def click_lesson(qtbot, window: MainWindow, stem: str) -> None:
-    browser = window.lesson_browser.list
-    item = next(browser.item(row) for row in range(browser.count())
-                if stem in browser.item(row).data(Qt.ItemDataRole.UserRole))
-    browser.scrollToItem(item)
-    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=browser.visualItemRect(item).center())
 
 
 def test_choosing_a_lesson_shows_its_notes_and_the_list_marks_the_open_file(qtbot, make_window, tmp_path):
