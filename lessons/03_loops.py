@@ -65,8 +65,8 @@ inputs = torch.randn(NUM_STEPS, INPUT_SIZE, requires_grad=True)
 #   outline the nodes of that addition. F10 finishes the line.
 # [zh]
 # ## 图每一步长出一块
-# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。第一次执行前，GradStep 会问你
-#   `h_t.grad_fn` 是哪个节点：这一行有两个 `@`、两个 `+` 和一个 `tanh`。之后每一轮都会生成
+# - 停在 `h_t = torch.tanh(...)` 这一行，反复单步执行。
+#   第一次执行前，GradStep 会问你 `h_t.grad_fn` 是哪个节点：这一行有两个 `@`、两个 `+` 和一个 `tanh`。之后每一轮都会生成
 #   一个同类的新节点。
 # - 在第 0 步的 `nodes = ...` 那一行之前，GradStep 会问你 `count_nodes(h_t)` 在 `h_t` 背后
 #   找到多少个节点。把遍历回到叶子的路上遇到的每个节点都数上，可以用 Alt+F11（见下文）
@@ -120,8 +120,8 @@ for t in range(NUM_STEPS):
 # - 每一次 `h_t.grad_fn` 都是 `TanhBackward0`：生成 `h_t` 的*最后*一个运算的节点。每一轮都
 #   增加同样的十个节点：取出 `inputs[t]` 的 `SelectBackward0`，每个“向量 @ 矩阵”乘积三个
 #   （unsqueeze、`MmBackward0`、squeeze），两个 `AddBackward0`，以及一个 `TanhBackward0`。
-# - 第 0 步数出 13 个：它自己的九个节点（起始的 `h₀` 是全零张量，不需要梯度，所以 `h_t @ W_hh`
-#   只生成两个），加上每个需要梯度的叶子各一个 `AccumulateGrad` 节点（`inputs`、`W_xh`、
+# - 第 0 步数出 13 个：它自己的九个节点（起始的 `h₀` 是全零张量，不需要梯度，
+#   所以 `h_t @ W_hh` 只生成两个），加上每个需要梯度的叶子各一个 `AccumulateGrad` 节点（`inputs`、`W_xh`、
 #   `W_hh`、`b_h`）。后面的每一步都复用这四个，因此从第 1 步起每步正好增加十个。
 #
 # ## 通过时间反向传播

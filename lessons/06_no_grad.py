@@ -151,8 +151,8 @@ print("backward() inside no_grad, w.grad:", w.grad)
 # [zh]
 # ## 在 no_grad 下 backward() 照样填入 .grad
 # `w.grad` 是 [2, 4, 6]，即 2w：`no_grad` 决定的是*新的运算*是否被记录。
-# 沿着之前记录好的计算图做反向传播照样进行，并填入 `.grad`（PyTorch 自己的优化器和
-# `clip_grad_norm_` 都是在 `no_grad` 下处理 `.grad` 的）。
+# 沿着之前记录好的计算图做反向传播照样进行，并填入 `.grad`（PyTorch 自己的
+# 优化器和 `clip_grad_norm_` 都是在 `no_grad` 下处理 `.grad` 的）。
 #
 # ## inference_mode：更快，但有限制
 # `torch.inference_mode()` 还会跳过自动求导以后才需要的版本计数和视图跟踪，

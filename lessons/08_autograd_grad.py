@@ -60,8 +60,8 @@ z = y.mean()
 # `retain_graph=True` on the first call keeps the graph for the second one (lesson 9).
 # [zh]
 # ## 返回，而不是存下
-# `grad_x` 为 `[0.667, 1.333, 2.0]`，而 `x.grad` 仍然是 None：`torch.autograd.grad`
-# 把梯度作为返回值交给你，不碰任何 `.grad`，所以多次调用之间不会累加。
+# `grad_x` 为 `[0.667, 1.333, 2.0]`，而 `x.grad` 仍然是 None：
+# `torch.autograd.grad` 把梯度作为返回值交给你，不碰任何 `.grad`，所以多次调用之间不会累加。
 #
 # `y` 不是叶子，但 `torch.autograd.grad(z, y)` 照样可以：`grad_y` 处处为 1/3。
 # 第一次调用时的 `retain_graph=True` 为第二次调用保留了计算图（见第 9 课）。
@@ -115,8 +115,8 @@ print("second derivative:", second, "| 6x:", 6 * x.detach())
 #   entry per output or one per input?
 # [zh]
 # ## 多个输出
-# `torch.autograd.grad` 也接受多个输出：这里是 `outputs=[y, z]`，`grad_outputs`（这里是
-# `weights`）里每个输出一个权重，输入只有一个 `x`。
+# `torch.autograd.grad` 也接受多个输出：这里是 `outputs=[y, z]`，
+# `grad_outputs`（这里是 `weights`）里每个输出一个权重，输入只有一个 `x`。
 #
 # - 单步执行计算 `combined` 的那一行：GradStep 会先问你 `len(combined)`，
 #   是每个输出一项，还是每个输入一项？
@@ -139,8 +139,8 @@ combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=Tru
 # - With two inputs, `per_input` has two entries, one for `x` and one for `w`.
 # [zh]
 # ## 仍然是每个输入一个梯度
-# 传入多个输出，得到的**并不是**每个输出各一个梯度。自动求导计算的是加权和
-# `sum(ones * y) + 1 * z` 的梯度，并为每个*输入*返回一个张量。
+# 传入多个输出，得到的**并不是**每个输出各一个梯度。自动求导计算的是
+# 加权和 `sum(ones * y) + 1 * z` 的梯度，并为每个*输入*返回一个张量。
 # （有些教程把结果当成“y 的梯度”和“z 的梯度”来取下标；只有一个输入时，只有下标 0。）
 #
 # - `combined[0]` 等于 2x + 2x/3，也就是下面分别算出的两个梯度之和。

@@ -101,8 +101,8 @@ print("x.grad:", x.grad, "| 3x^2:", 3 * x.detach() ** 2)
 # `x.grad` 是 3x² = [3, 12, 0.75]：就是你的 `backward` 返回的值。
 #
 # `WrongCube` 的导数漏掉了一个 `x` 因子：它的 `backward` 返回 3x 而不是 3x²。
-# 在 `wrong_out.sum().backward()` 执行之前，GradStep 会问你它在
-# `unchecked.grad` 中填入了什么：自动求导会发现这个错误吗？
+# 在 `wrong_out.sum().backward()` 执行之前，GradStep 会问你
+# 它在 `unchecked.grad` 中填入了什么：自动求导会发现这个错误吗？
 
 
 # %%

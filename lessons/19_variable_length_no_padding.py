@@ -59,8 +59,9 @@ sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]
 #
 # - 反复单步执行 `h = torch.tanh(...)` 这一行：每执行一次，计算图面板上就多出一个时间步的节点，
 #   共四个（两个 `MulBackward0`、`AddBackward0`、`TanhBackward0`）。
-# - 每条序列结束时，本课打印它最后的 `h` 后面有多少个节点（`course.py` 这个课程辅助模块中的 `count_nodes` 从 `h.grad_fn`
-#   出发反向遍历计算图，按 F11 也不会单步进入它）。
+# - 每条序列结束时，本课打印它最后的 `h` 后面有多少个节点
+#   （`course.py` 这个课程辅助模块中的 `count_nodes` 从 `h.grad_fn` 出发反向遍历计算图，
+#   按 F11 也不会单步进入它）。
 #   在打印第一条序列的节点数之前，GradStep 会先问你这个数。
 
 # %%
@@ -165,7 +166,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # `USE_PDB = True`, a session looks like this:
 #
 # ```
-# > .../19_variable_length_no_padding.py(74)<module>()
+# > .../19_variable_length_no_padding.py(75)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)
@@ -194,7 +195,7 @@ print("same final states as the loop:", same_states, "| same gradients:", same_g
 # 一次调试过程大致如下：
 #
 # ```
-# > .../19_variable_length_no_padding.py(74)<module>()
+# > .../19_variable_length_no_padding.py(75)<module>()
 # -> finals.append(h)
 # (Pdb) p h, h.requires_grad
 # (tensor(-0.5760, grad_fn=<TanhBackward0>), True)

@@ -167,8 +167,8 @@ print(f"x.grad={x.grad}, w.grad={w.grad}, b.grad={b.grad}, z.grad={z.grad}")
 #
 # ## 同一个表达式交给 PyTorch
 # 同样的数值做成 float64 张量，同样的两行。在 `out_t = z_t * z_t` 之后看计算图面板，
-# 把它与上面打印出的你的引擎的 `order` 比较。在这一行执行之前，GradStep 会问你 `out_t.grad_fn`
-# 是哪个节点。
+# 把它与上面打印出的你的引擎的 `order` 比较。在这一行执行之前，
+# GradStep 会问你 `out_t.grad_fn` 是哪个节点。
 
 # %%
 x_t, w_t, b_t = (torch.tensor(v.data, dtype=torch.float64, requires_grad=True) for v in (x, w, b))
@@ -214,8 +214,8 @@ print("PyTorch's gradients:", [g.item() for g in torch_grads], "| the same as yo
 #    the leaves' gradients stay 0.
 # [zh]
 # ## 动手试试
-# 1. 让引擎忘记累加：在 `__mul__` 的 `_backward` 里写 `self.grad = other.data * out.grad`
-#    和 `other.grad = self.data * out.grad`（用 `=` 代替 `+=`）。`z.grad` 变成 -0.5，
+# 1. 让引擎忘记累加：在 `__mul__` 的 `_backward` 里
+#    写 `self.grad = other.data * out.grad` 和 `other.grad = self.data * out.grad`（用 `=` 代替 `+=`）。`z.grad` 变成 -0.5，
 #    叶子的梯度不再与 PyTorch 的一致：`all_match` 为 False。
 # 2. 按错误的方向遍历：把 `for node in reversed(order):` 改成 `for node in order:`。
 #    每个值在还没收到任何梯度之前就把梯度传了出去，所以叶子的梯度一直是 0。

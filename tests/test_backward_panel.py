@@ -317,16 +317,20 @@ def test_value_text_is_compact():
 
 
 def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, qtbot):
-    """Lesson 08 at line 52: outputs z, inputs x, y, Compute, then F10 raised "Trying to backward
-    through the graph a second time" from the lesson's own line."""
+    """Lesson 08 at its first autograd.grad line: outputs z, inputs x, y, Compute, then F10 raised "Trying
+    to backward through the graph a second time" from the lesson's own line."""
     from test_main_window import wait_paused
 
     from app.workspace import LESSONS_DIR
 
-    window = open_window(LESSONS_DIR / "08_autograd_grad.py")
-    window.code_view.go_to_line(52)
+    lesson = LESSONS_DIR / "08_autograd_grad.py"
+    lines = lesson.read_text(encoding="utf-8").splitlines()
+    first, then = (next(n for n, text in enumerate(lines, 1) if text.startswith(start)) for start in
+                   ("(grad_x,) = ", "(grad_y,) = "))
+    window = open_window(lesson)
+    window.code_view.go_to_line(first)
     window.run_to_cursor()
-    wait_paused(qtbot, window, 52)
+    wait_paused(qtbot, window, first)
     panel = window.backward_panel
     panel.tabs.setCurrentIndex(1)
     panel.outputs_edit.setText("z")
@@ -334,7 +338,7 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
     assert panel.grad_retain_check.isChecked()
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
         qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
-    for line in (53, 54, 55):  # the lesson's own autograd.grad calls on the same graph still work
+    for line in (then - 1, then, then + 1):  # the lesson's own autograd.grad calls on the same graph still work
         window.session.step_over()
         wait_paused(qtbot, window, line)
     assert not window.run.live.get("post_mortem")
