@@ -104,8 +104,8 @@ print("x.grad:", x.grad, "| 2 * exp(x):", 2 * torch.exp(x.detach()))
 # [zh]
 # ## 内存代价
 # `saved_tensors_hooks` 让我们能看到计算图保存的每一个张量：
-# 课程辅助模块 `course.py` 中的 `SavedTensors` 记下每一个，并统计其中仍然存活的（按 F11 也不会单步进入它）。`big` 有五十万个 float32 元素
-# （2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；
+# 课程辅助模块 `course.py` 中的 `SavedTensors` 记下每一个，并统计其中仍然存活的（按 F11 也不会单步进入它）。
+# `big` 有五十万个 float32 元素（2 MB）。`exp`、`sin` 和 `tanh` 各保存一个同样大小的张量；
 # `exp` 的输出恰好就是 `sin` 保存的输入，统计时只算一次。
 #
 # - GradStep 会问你：`deep.backward(retain_graph=True)` 之后，`saved_megabytes()` 报告多少？

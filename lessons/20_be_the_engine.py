@@ -215,8 +215,8 @@ print("PyTorch's gradients:", [g.item() for g in torch_grads], "| the same as yo
 # [zh]
 # ## 动手试试
 # 1. 让引擎忘记累加：在 `__mul__` 的 `_backward` 里
-#    写 `self.grad = other.data * out.grad` 和 `other.grad = self.data * out.grad`（用 `=` 代替 `+=`）。`z.grad` 变成 -0.5，
-#    叶子的梯度不再与 PyTorch 的一致：`all_match` 为 False。
+#    写 `self.grad = other.data * out.grad` 和 `other.grad = self.data * out.grad`（用 `=` 代替 `+=`）。
+#    `z.grad` 变成 -0.5，叶子的梯度不再与 PyTorch 的一致：`all_match` 为 False。
 # 2. 按错误的方向遍历：把 `for node in reversed(order):` 改成 `for node in order:`。
 #    每个值在还没收到任何梯度之前就把梯度传了出去，所以叶子的梯度一直是 0。
 # check: not all_match and z.grad == -0.5
