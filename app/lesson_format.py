@@ -56,7 +56,9 @@ checks of its exercises ("Try it"), one line each, outside the language blocks' 
 
 The n-th check of a cell belongs to its n-th exercise. When the run ends, ``EXPR`` is
 evaluated in the lesson's module: true means the learner made the change the exercise asks
-for. Both are comments, so the lesson still runs with plain ``python``.
+for, so it is false when the exercise is half done or done the wrong way, and the checks of
+one lesson can all be true in the same run. Both are comments, so the lesson still runs
+with plain ``python``.
 """
 
 from __future__ import annotations

@@ -82,8 +82,8 @@ print("bool(decision):", bool(decision))
 # - `decision` is a one-element bool tensor that does not require grad. A comparison has no
 #   useful derivative, so autograd never tracks its result, whether or not an `if` reads it.
 # - What `if` adds is the call `bool(decision)`: that is where Python makes the choice,
-#   outside every tensor operation. This is why a tracer, which only sees tensor
-#   operations, cannot see the choice (lesson 10).
+#   outside every tensor operation. A tracer (lesson 10) notices that conversion and warns
+#   about it, but it records only the branch that ran: the choice itself is not in the trace.
 #
 # ## The gradient follows the branch that ran
 # The derivative of sin is cos, and the derivative of cos is -sin. `x_high` has entries
@@ -97,7 +97,8 @@ print("bool(decision):", bool(decision))
 # - `decision` 是只有一个元素的布尔张量，不需要梯度。比较运算没有有意义的导数，
 #   所以自动求导从不跟踪它的结果，不管有没有 `if` 读取它。
 # - `if` 额外做的是调用 `bool(decision)`：Python 正是在这里做出选择，这一步不属于任何张量
-#   运算。所以只能看到张量运算的追踪器看不到这个选择（见第 10 课）。
+#   运算。追踪器（见第 10 课）会注意到这次转换并发出警告，
+#   但它只记录实际执行的那个分支：选择本身不在追踪结果里。
 #
 # ## 梯度沿着实际执行的分支走
 # sin 的导数是 cos，cos 的导数是 -sin。`x_high` 里有低于 `THRESHOLD` 的元素（-0.89 和 0.20），
@@ -143,16 +144,18 @@ for step in range(4):
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Change `THRESHOLD` to `-2.0`: both inputs now take the sin branch and both
-#    `grad_fn`s read `SinBackward0`.
+# 1. Change `THRESHOLD` to `-3.0`: both inputs now take the sin branch, so `y_low` is
+#    `sin(x_low)` and both `grad_fn`s read `SinBackward0`. (-3 is also below every single
+#    entry, so the `where` of exercise 2 picks sin everywhere too.)
 # 2. Replace the whole `if`/`else` inside `branchy` with `y = torch.where(x > THRESHOLD,
 #    torch.sin(x), torch.cos(x))`: now both branches are computed and recorded for every
 #    element, and `y_high.grad_fn` is a `WhereBackward0` that picks between them.
 # [zh]
 # ## 动手试试
-# 1. 把 `THRESHOLD` 改成 `-2.0`：两个输入都会走 sin 分支，两个 `grad_fn` 都是 `SinBackward0`。
+# 1. 把 `THRESHOLD` 改成 `-3.0`：两个输入都会走 sin 分支，所以 `y_low` 等于 `sin(x_low)`，
+#    两个 `grad_fn` 都是 `SinBackward0`。（-3 也低于每一个元素，所以练习 2 的 `where` 同样处处选 sin。）
 # 2. 把 `branchy` 中整个 `if`/`else` 换成 `y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))`：
 #    这样每个元素的两个分支都会被计算并记录进图中，
 #    `y_high.grad_fn` 变成在两者之间做选择的 `WhereBackward0`。
-# check: y_low.grad_fn.name() == 'SinBackward0'
-# check: y_high.grad_fn.name() == 'WhereBackward0'
+# check: bool(x_low.mean() > THRESHOLD) and torch.equal(y_low, torch.sin(x_low))
+# check: torch.equal(y_high, x_high.sin().where(x_high > THRESHOLD, x_high.cos())) and 'Where' in y_high.grad_fn.name()

@@ -39,14 +39,14 @@ lengths = torch.tensor([len(seq) for seq in sequences])
 #   first): (batch, longest length, features), in that order because of `batch_first=True`.
 #   Row 1 had only two steps; the rest of its row is zeros.
 # - `mask` is True at real steps and False at padding. `masked_mean` uses it so the
-#   padding zeros do not drag the average down; compare it with `padded.mean(dim=1)`.
+#   padding zeros do not pull the average toward 0; compare it with `padded.mean(dim=1)`.
 # [zh]
 # ## 填充与掩码
 # - 单步执行 `padded = pad_sequence(...)`，查看它的形状（GradStep 会先问你）：
 #   因为 `batch_first=True`，三个维度依次是（批量大小，最长长度，特征数）。
 #   第 1 行原本只有两步，其余部分都是零。
 # - `mask` 在真实时间步为 True，在填充处为 False。`masked_mean` 借助它，使填充的零不会
-#   拉低平均值；把它和 `padded.mean(dim=1)` 比较一下。
+#   把平均值拉向 0；把它和 `padded.mean(dim=1)` 比较一下。
 
 # %%
 padded = pad_sequence(sequences, batch_first=True, padding_value=0.0).requires_grad_()  # predict: padded.shape
@@ -147,4 +147,4 @@ print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))
 #    它返回的是 `(h_n, c_n)` 这一对。在两次调用处把它拆开：
 #    `packed_out, (h_n, c_n) = gru(packed)`，以及 `_, (h_unpacked, _) = gru(padded)`。
 # check: packed.batch_sizes.tolist() == [3, 3, 3, 3, 3] and torch.allclose(h_unpacked, h_n)
-# check: isinstance(gru, nn.LSTM) and c_n.shape == h_n.shape
+# check: isinstance(gru, nn.LSTM) and c_n.shape == h_n.shape and torch.allclose(last_real, h_n[0])

@@ -12,14 +12,16 @@ decorator; and ``torch.inference_mode()``, which is stricter and cheaper.
 # no_grad stops recording new operations; it does not change the tensors you already have.
 #
 # During evaluation, prediction or a manual weight update you do not want a graph: it costs
-# memory and time. PyTorch has a global "grad mode" switch. When it is off, operations run
-# as usual but nothing is recorded.
+# memory and time. PyTorch has a "grad mode" switch, one per thread: turning it off affects
+# only the thread that did it, and a new thread starts with it on. When it is off,
+# operations run as usual but nothing is recorded.
 # [zh]
 # # 禁用梯度计算
 # no_grad 只是不再记录新的运算，并不会改变你已有的张量。
 #
 # 在评估、预测或手动更新权重时，我们不需要计算图：它既占内存又耗时间。PyTorch 有一个
-# 全局的“梯度模式”开关。关闭时，运算照常执行，只是什么都不记录。
+# “梯度模式”开关，每个线程各有一个：关掉它只影响关掉它的那个线程，新线程启动时它是开着的。
+# 关闭时，运算照常执行，只是什么都不记录。
 
 # %%
 import torch
@@ -54,7 +56,8 @@ with torch.no_grad():  # predict: x.requires_grad | True | False
     doubled = x * 2  # predict: doubled.requires_grad | True | False
     print("doubled.requires_grad:", doubled.requires_grad, "| x.requires_grad:", x.requires_grad)
 tracked = x * 2
-print("after the block, tracked.grad_fn:", tracked.grad_fn)
+x_required_grad = x.requires_grad
+print("after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)
 
 # %% [markdown]
 # [en]
@@ -210,5 +213,5 @@ print("normal.is_inference():", normal.is_inference(), "| (normal * x).grad_fn:"
 #    请在 `print("after the block` 那一行之后加上 `x.requires_grad_(True)`，把它改回来。
 # 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`fast` 成了不需要梯度的普通张量，
 #    三个 `try` 块都能成功执行了，最后一个还让 `fast` 需要梯度。
-# check: tracked.grad_fn is None and x.requires_grad
-# check: fast.requires_grad and 'product' in globals()
+# check: not x_required_grad and tracked.grad_fn is None and x.requires_grad
+# check: not fast.is_inference() and fast.grad_fn is None and fast.requires_grad and 'product' in globals()

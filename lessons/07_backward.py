@@ -136,12 +136,14 @@ print("v.grad:", v.grad, "| u @ A:", u @ A)
 # [en]
 # ## Gradients accumulate
 # `backward()` adds into `.grad`; it never overwrites it. Step over the loop and watch
-# `w.grad` after each pass: the same gradient is added three times. This is why every
-# training loop zeroes the gradients before each backward (lesson 13).
+# `w.grad` after each pass: the same gradient is added three times. This is why a training
+# loop usually zeroes the gradients before each backward (lesson 13); a loop that accumulates
+# on purpose, over several micro-batches, zeroes them only after each optimizer step (lesson 18).
 # [zh]
 # ## 梯度会累加
 # `backward()` 是往 `.grad` 上累加，而不是覆盖。单步执行这个循环，每一轮之后观察 `w.grad`：
-# 同样的梯度被加了三次。所以每个训练循环在反向传播之前都要先把梯度清零（见第 13 课）。
+# 同样的梯度被加了三次。所以训练循环通常在每次反向传播之前
+# 先把梯度清零（见第 13 课）；有意在几个小批量上累加梯度的循环，则只在每次优化器更新之后才清零（见第 18 课）。
 
 # %%
 w.grad = None
@@ -164,4 +166,4 @@ print("after w.grad.zero_():", w.grad)
 # 1. 把 `u` 改成 `torch.ones(2)`：`v.grad` 变成 `A` 每一列的和，与 `y.sum().backward()` 的结果相同。
 # 2. 删掉 `h2.retain_grad()`：`h2.grad` 变成 None，警告又出现了。
 # check: torch.equal(u, torch.ones(2)) and torch.equal(v.grad, A.sum(0))
-# check: h2.grad is None
+# check: not h2.retains_grad and h2.grad is None and h2.grad_fn is not None

@@ -136,7 +136,7 @@ print(f"after a plain backward: {saved_megabytes():.1f} MB")
 # Adding a constant or summing needs no saved tensors: the derivative of `x + 1` is 1
 # whatever `x` is. Step over the two `simple.backward()` calls: both succeed, with no
 # `retain_graph`; GradStep asks what `x.grad` holds after the second. Do not rely on this:
-# multiplying by 2 already saves a tensor (try it).
+# multiplying by 2 already saves a tensor, the 2 itself as a 0-d tensor (try it).
 # [zh]
 # ## 保留计算图的代价
 # `backward(retain_graph=True)` 之后是 4 MB，普通的 backward 之后是 0：只要 `deep` 还在，
@@ -147,7 +147,7 @@ print(f"after a plain backward: {saved_megabytes():.1f} MB")
 # 加一个常数或者求和都不需要保存张量：无论 `x` 是多少，`x + 1` 的导数都是 1。
 # 单步执行两次 `simple.backward()`：都能成功，并不需要 `retain_graph`；
 # GradStep 会问你第二次之后 `x.grad` 是什么。
-# 但别依赖这一点：只要乘以 2 就已经会保存张量了（动手试试）。
+# 但别依赖这一点：只要乘以 2 就已经会保存张量了，保存的是作为 0 维张量的 2 本身（动手试试）。
 
 # %%
 x.grad = None
@@ -171,5 +171,5 @@ print("two passes without retain_graph, x.grad:", x.grad)
 #    `x.grad` 最终处处为 4。
 # 2. 给最后一次 `deep.backward()` 也加上 `retain_graph=True`：课程结束之后，
 #    `saved_megabytes()` 仍然报告 4 MB，因为 `deep` 和它的计算图都还在。
-# check: torch.equal(x.grad, torch.full((3,), 4.0))
-# check: saved_megabytes() > 0
+# check: torch.equal(x.grad, torch.full((3,), 4.0)) and simple.grad_fn.next_functions[0][0].name() == 'MulBackward0'
+# check: saved_megabytes() > 0 and torch.allclose(big.grad, 2 * torch.autograd.grad(deep, big, retain_graph=True)[0])

@@ -22,9 +22,11 @@ and every expected warning is captured and printed instead of going to stderr.
 #
 # TorchScript (`torch.jit.trace` and `torch.jit.script`) was PyTorch's first answer. It is
 # deprecated in current releases in favour of `torch.export` (a whole-program graph for
-# deployment) and `torch.compile` (a faster model inside Python). Only the default backend
-# of `torch.compile`, Inductor, generates C++ and so needs a C compiler; the last code cell
-# uses `backend="eager"`, which runs anywhere and shows how the `if` is handled.
+# deployment) and `torch.compile` (a faster model inside Python). The default backend of
+# `torch.compile`, Inductor, generates code: C++ on the CPU (so it needs a C compiler) and
+# Triton kernels on a GPU. It is not the only backend that compiles, as
+# `torch._dynamo.list_backends()` shows; the last code cell uses `backend="eager"`, which
+# compiles nothing, runs anywhere and shows how the `if` is handled.
 # [zh]
 # # 从动态到静态：trace、script 与 export
 # 追踪会把示例输入走过的分支固定下来；script、配合 torch.cond 的 export 以及 compile 都保留了判断。
@@ -34,8 +36,9 @@ and every expected warning is captured and printed instead of going to stderr.
 #
 # TorchScript（`torch.jit.trace` 和 `torch.jit.script`）是 PyTorch 最早的方案。在当前版本中它已被
 # 弃用，取而代之的是 `torch.export`（为部署导出完整的程序图）和 `torch.compile`（在 Python 中
-# 让模型跑得更快）。只有 `torch.compile` 的默认后端 Inductor 会生成 C++ 代码，因而需要 C 编译器；
-# 最后一个代码单元使用 `backend="eager"`，它在任何环境下都能运行，并能展示 `if` 是如何处理的。
+# 让模型跑得更快）。`torch.compile` 的默认后端 Inductor 会生成代码：在 CPU 上生成 C++（因而需要 C 编译器），
+# 在 GPU 上生成 Triton 内核。它并不是唯一会编译的后端，`torch._dynamo.list_backends()` 会列出其他后端；
+# 最后一个代码单元使用 `backend="eager"`，它什么也不编译，在任何环境下都能运行，并能展示 `if` 是如何处理的。
 
 # %%
 import contextlib
@@ -69,6 +72,8 @@ model = SignFlip()
 positive = torch.rand(3, 4) + 0.1
 negative = -positive
 expected = model(negative)
+# what SignFlip is for, however forward is written: -linear for a negative mean, +linear otherwise
+flips_sign = torch.allclose(expected, -model.linear(negative)) and torch.equal(model(positive), model.linear(positive))
 
 # %% [markdown]
 # [en]
@@ -76,7 +81,7 @@ expected = model(negative)
 # `torch.jit.trace` runs the model once on `positive` and records the tensor operations it
 # sees; `traced` then replays that record.
 #
-# - Step over `traced = torch.jit.trace(model, positive)`.
+# - Step over `traced = torch.jit.trace(model, example)` (`example` is `positive`).
 # - Before `traced_out = traced(negative)` runs, GradStep asks whether it matches
 #   `expected`, the eager model's answer for the same input.
 # - Two helpers from `course.py`, the module beside the lessons, keep each cell short:
@@ -87,7 +92,7 @@ expected = model(negative)
 # ## trace：记录一次运行
 # `torch.jit.trace` 用 `positive` 把模型运行一次，记录看到的张量运算；之后 `traced` 重放这份记录。
 #
-# - 单步执行 `traced = torch.jit.trace(model, positive)`。
+# - 单步执行 `traced = torch.jit.trace(model, example)`（`example` 就是 `positive`）。
 # - 在 `traced_out = traced(negative)` 执行之前，GradStep 会问你：它与 `expected`
 #   （即时执行的模型对同一输入的结果）一致吗？
 # - 课程目录里的辅助模块 `course.py` 提供了两个函数，让每个单元保持简短：
@@ -99,7 +104,8 @@ traced = None
 if has_api(torch, "jit.trace"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        traced = torch.jit.trace(model, positive)
+        example = positive  # the input the tracer runs the model on
+        traced = torch.jit.trace(model, example)
         traced_out = traced(negative)  # predict: torch.allclose(traced_out, expected) | True | False
     for line in first_lines(caught):
         print("while tracing:", line)
@@ -297,19 +303,20 @@ if explanation is not None:
 # %% [markdown]
 # [en]
 # ## Try it
-# 1. Trace with `negative` instead of `positive` (in `torch.jit.trace(model, positive)`): now
-#    the traced model is right for negative inputs and wrong for positive ones.
+# 1. Trace with `negative` instead of `positive`: change `example = positive` (the input
+#    `torch.jit.trace` runs the model on) to `example = negative`. Now the traced model is
+#    right for negative inputs and wrong for positive ones.
 # 2. Replace the `if` and both `return` lines in `SignFlip.forward` with
 #    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`: a branch-free form
 #    that trace, script and export all handle correctly, and that `torch.compile` captures
 #    whole: `explain` reports one graph and no graph break.
 # [zh]
 # ## 动手试试
-# 1. 用 `negative` 代替 `positive` 做追踪（改 `torch.jit.trace(model, positive)` 这一处）：
-#    这时追踪出的模型对负输入是对的，对正输入反而错了。
+# 1. 用 `negative` 代替 `positive` 做追踪：把 `example = positive`（`torch.jit.trace` 运行模型时
+#    用的输入）改成 `example = negative`。这时追踪出的模型对负输入是对的，对正输入反而错了。
 # 2. 把 `SignFlip.forward` 中的 `if` 和两行 `return` 换成下面这一行：
 #    `return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)`。这种没有分支的写法，
 #    trace、script 和 export 都能正确处理，`torch.compile` 也能完整捕获：`explain` 报告
 #    只有一张图，没有断图。
-# check: traced is not None and torch.allclose(traced_out, expected)
-# check: explanation is not None and explanation.graph_break_count == 0
+# check: traced is not None and example is negative and torch.allclose(traced_out, expected)
+# check: explanation is not None and explanation.graph_break_count == 0 and flips_sign

@@ -185,5 +185,5 @@ print("gradcheck(WrongCube):", wrong_ok)
 # 2. 把 `probe` 改成 `dtype=torch.float32`，并给 `cube_ok` 那一行加上 `raise_exception=False`，
 #    让 gradcheck 返回 False 而不是抛出异常：它会警告输入不是双精度，
 #    即使对正确的 `Cube`，`cube_ok` 也是 False。
-# check: wrong_ok
+# check: torch.autograd.gradcheck(WrongCube.apply, (probe.detach().double().requires_grad_(),), raise_exception=False)
 # check: probe.dtype == torch.float32 and not cube_ok

@@ -189,4 +189,4 @@ for _ in range(3):
 # 2. 把 `torch.optim.SGD` 换成 `torch.optim.Adam(model.parameters(), lr=0.1)`：更新规则不同，
 #    结果不再与手写循环完全一致。
 # check: ((inputs * manual_w + manual_b - targets) ** 2).mean() > (targets ** 2).mean()
-# check: isinstance(optimizer, torch.optim.Adam) and not same
+# check: isinstance(optimizer, torch.optim.Adam) and optimizer.defaults['lr'] == 0.1 and not same

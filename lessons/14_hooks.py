@@ -126,6 +126,7 @@ print("x.grad:", x.grad)
 # %%
 w = torch.tensor([0.5, -1.0], requires_grad=True)
 w.grad = torch.tensor([100.0, 100.0])
+sums_seen = []  # what after_adding found in w.grad, pass by pass
 
 
 def before_adding(grad):
@@ -135,6 +136,7 @@ def before_adding(grad):
 
 def after_adding(param):
     """Post-accumulate hook: called with the leaf once its .grad holds the sum."""
+    sums_seen.append(param.grad.clone())
     print("post-accumulate hook sees w.grad:", param.grad)
 
 
@@ -279,5 +281,5 @@ print("hooks fired in this order:", *fired, sep="\n  ")
 #    `x.grad` 变成 [8, 16, 24]。
 # 2. 在 `after_adding` 里打印之后加上 `param.grad = None`：下一次反向传播就从空的 `.grad` 开始。
 #    把叶子张量那一节的 `backward()` 再写一遍就能看到：第二次打印出 `w.grad` 仍是 None，然后是 [1, 2]。
-# check: torch.equal(x.grad, torch.tensor([8.0, 16.0, 24.0]))
-# check: w.grad is None
+# check: torch.equal(x.grad, torch.tensor([8.0, 16.0, 24.0])) and torch.equal(h.grad, torch.tensor([4.0, 8.0, 12.0]))
+# check: w.grad is None and len(sums_seen) == 2 and torch.equal(sums_seen[1], torch.tensor([1.0, 2.0]))

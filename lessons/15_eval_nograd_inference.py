@@ -15,7 +15,7 @@ prediction the two go together, usually as ``model.eval()`` with ``torch.inferen
 # Every `nn.Module` has a `training` flag. A few layers read it: Dropout only drops in
 # training mode, BatchNorm normalises with the batch's own statistics and updates its
 # running averages only in training mode. `model.eval()` and `model.train()` set that
-# flag. Grad mode (lesson 6) is a global switch of its own. Does either kind of switch
+# flag. Grad mode (lesson 6) is a switch of its own, one per thread. Does either kind of switch
 # touch the other's job? The lesson asks before it tells.
 # [zh]
 # # eval()、no_grad() 与 inference_mode()
@@ -23,7 +23,7 @@ prediction the two go together, usually as ``model.eval()`` with ``torch.inferen
 #
 # 每个 `nn.Module` 都有一个 `training` 标志，只有少数层会读它：Dropout 只在训练模式下丢弃元素；
 # BatchNorm 只在训练模式下用当前批量的统计量做归一化，并更新它的滑动统计量。
-# `model.eval()` 和 `model.train()` 设置的就是这个标志。梯度模式（见第 6 课）是另一个全局开关。
+# `model.eval()` 和 `model.train()` 设置的就是这个标志。梯度模式（见第 6 课）是另一个开关，每个线程各有一个。
 # 一种开关会不会插手另一种开关管的事？本课先提问，再揭晓答案。
 
 # %%
@@ -212,5 +212,5 @@ print("model.train() switches back:", model.training)
 # 2. 在最后一个单元里用 `torch.no_grad()` 代替 `torch.inference_mode()` 来预测：
 #    `prediction` 仍然不需要梯度，但 `prediction.is_inference()` 变成 False。
 #    它是一个普通张量，之后的代码可以像使用其他张量一样把它用在自动求导里。
-# check: not mean_moved
-# check: not prediction.is_inference()
+# check: not mean_moved and norm.num_batches_tracked.item() == 2 and torch.equal(quiet, evaluated)
+# check: not prediction.is_inference() and not prediction.requires_grad

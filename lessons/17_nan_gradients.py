@@ -130,7 +130,8 @@ print("masked:", masked.detach(), "| x.grad:", trap_grad)
 # ## A where in front of sqrt: the condition decides
 # Put the `where` *before* `sqrt`, so `sqrt` never sees a negative number.
 #
-# - `sqrt(where(x > 0, x, 0))` gives [0, 0, 0.25]: no NaN, nothing infinite. `sqrt` still sends an
+# - The gradient of `sqrt(where(x > 0, x, 0))` is [0, 0, 0.25] (its value is [0, 0, 2]): no
+#   NaN, nothing infinite. `sqrt` still sends an
 #   infinite gradient back at the two entries it got as 0, but the backward of `where` is
 #   a *choice*, not a product: for the entries where it took the constant it passes 0 to
 #   `x`, whatever arrived. So this form is already safe.
@@ -140,7 +141,7 @@ print("masked:", masked.detach(), "| x.grad:", trap_grad)
 # ## 把 where 放在 sqrt 前面：条件说了算
 # 把 `where` 放到 `sqrt` *前面*，让 `sqrt` 永远见不到负数。
 #
-# - `sqrt(where(x > 0, x, 0))` 得到 [0, 0, 0.25]：没有 NaN，也没有无穷大。
+# - `sqrt(where(x > 0, x, 0))` 的梯度是 [0, 0, 0.25]（它的值是 [0, 0, 2]）：没有 NaN，也没有无穷大。
 #   `sqrt` 在它收到 0 的两个位置上仍会传回无穷大的梯度，但 `where` 的反向传播是一次*选择*，
 #   而不是乘法：在它选了常数的位置上，不管传来的是什么，它传给 `x` 的都是 0。
 #   所以这种写法本身就是安全的。
@@ -260,5 +261,5 @@ print("hand-written norm at 0:", hand_norm_grad, "| torch.linalg.vector_norm:", 
 #    0 处的梯度现在以 1 传到 `sqrt`，结果是 inf；-1 处仍然是 NaN。查看 `trap_grad`。
 # 2. 把手写的范数换成 `torch.sqrt((v**2).sum() + 1e-12)`：epsilon 让 `sqrt` 的斜率保持有限，
 #    零向量处的梯度变成 0。
-# check: trap_grad[1].item() == float('inf')
+# check: trap_grad[1].item() == float('inf') and trap_grad[0].isnan().item() and masked[0].item() == 0
 # check: torch.equal(hand_norm_grad, torch.zeros(3))

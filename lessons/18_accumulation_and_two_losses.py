@@ -114,7 +114,8 @@ for batch_x, batch_y in zip(inputs.chunk(2), targets.chunk(2), strict=True):
     mse_loss(full_model(batch_x), batch_y).backward()
     full_opt.step()
     full_opt.zero_grad()
-for step, (micro_x, micro_y) in enumerate(zip(inputs.chunk(8), targets.chunk(8), strict=True), 1):
+micro_batches = list(zip(inputs.chunk(8), targets.chunk(8), strict=True))
+for step, (micro_x, micro_y) in enumerate(micro_batches, 1):
     (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()
     if step % ACCUMULATE == 0:
         micro_opt.step()
@@ -282,17 +283,18 @@ w.grad = None  # breaks the cycle between w and its gradient
 # ## Try it
 # 1. Remove `/ ACCUMULATE` from the first loop: `accumulated_grad` becomes four times
 #    `full_grad`, which is what a learning rate four times too large would do.
-# 2. Cut the first 8 samples into three uneven micro-batches: in the first loop write
-#    `inputs[:8].split([3, 3, 2])` and `targets[:8].split([3, 3, 2])`, and divide by 3
-#    instead of `ACCUMULATE`. The average of three means over 3, 3 and 2 samples is not the
-#    mean over 8, and "equal up to rounding" turns False.
+# 2. Cut the training loop's micro-batches unevenly: where `micro_batches` is made, write
+#    `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` and `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
+#    instead of the two `chunk(8)`. Each optimizer step still sees 8 samples, but the average
+#    of four means over 3, 1, 2 and 2 samples is not the mean over 8: `same_weights` turns
+#    False.
 # [zh]
 # ## 动手试试
 # 1. 去掉第一个循环里的 `/ ACCUMULATE`：`accumulated_grad` 变成 `full_grad` 的四倍，
 #    效果相当于学习率大了四倍。
-# 2. 把前 8 个样本切成三个大小不等的小批量：
-#    在第一个循环里写 `inputs[:8].split([3, 3, 2])` 和 `targets[:8].split([3, 3, 2])`，
-#    并把除以 `ACCUMULATE` 改成除以 3。分别含 3、3、2 个样本的三个平均值再取平均，
-#    并不等于 8 个样本的平均，“equal up to rounding” 变成 False。
-# check: torch.allclose(accumulated_grad, ACCUMULATE * full_grad)
-# check: not (accumulated_grad.allclose(full_grad) or accumulated_grad.allclose(ACCUMULATE * full_grad))
+# 2. 把训练循环的小批量切得大小不等：在生成 `micro_batches` 的那一行，用
+#    `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` 和 `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
+#    代替两处 `chunk(8)`。每次优化器更新仍然用到 8 个样本，但分别含 3、1、2、2 个样本的
+#    四个平均值再取平均，并不等于 8 个样本的平均：`same_weights` 变成 False。
+# check: ACCUMULATE == 4 and torch.allclose(accumulated_grad, ACCUMULATE * full_grad)
+# check: ACCUMULATE == 4 and [len(mx) for mx, _ in micro_batches] == [3, 1, 2, 2, 3, 1, 2, 2] and not same_weights
