@@ -110,7 +110,6 @@ print("x.requires_grad:", x.requires_grad, "| x.grad:", x.grad, "| by_func.grad_
 # - `torch.autograd.functional.hessian(f, x)` does the same on a recorded graph.
 # - By hand with `create_graph=True` (lesson 8): `first` is the gradient again, as
 #   `by_autograd_grad` was, but this time the backward pass runs with `create_graph=True`.
-#   Before that line runs, GradStep asks whether `first` requires grad.
 # [zh]
 # ## Hessian 矩阵，三种算法
 # Hessian 矩阵由二阶导数组成：H[i, j] = d²f / dx_i dx_j。这里对角线是 6 * x_i，
@@ -120,12 +119,11 @@ print("x.requires_grad:", x.requires_grad, "| x.grad:", x.grad, "| by_func.grad_
 # - `torch.autograd.functional.hessian(f, x)` 在记录下来的计算图上做同样的事。
 # - 用 `create_graph=True` 手工计算（见第 8 课）：`first` 和 `by_autograd_grad` 一样是梯度，
 #   但这次反向传播是带着 `create_graph=True` 运行的。
-#   在这一行运行之前，GradStep 会问你 `first` 是否需要梯度。
 
 # %%
 by_func_hessian = hessian(f)(x)
 by_functional = torch.autograd.functional.hessian(f, x)
-(first,) = torch.autograd.grad(f(start), start, create_graph=True)  # predict: first.requires_grad | True | False
+(first,) = torch.autograd.grad(f(start), start, create_graph=True)
 
 # %% [markdown]
 # [en]
@@ -135,22 +133,38 @@ by_functional = torch.autograd.functional.hessian(f, x)
 # gradient is part of a graph, so it can be differentiated again. Each row of the Hessian
 # is the gradient of one entry of `first`; `retain_graph=True` keeps that graph for the
 # next row.
+#
+# Lesson 8 got the second derivative 6x of sum(x**3) in one call, by differentiating
+# `first.sum()`. Here `summed` does the same for our `f`. Before its line runs, GradStep
+# asks what it holds: the diagonal of the Hessian, [6, 12, 18], or something else?
 # [zh]
 # ## 成为计算图一部分的梯度
 # 在变量视图里查看 `first`。与 `by_autograd_grad` 不同，它需要梯度，也有 `grad_fn`，
 # 计算图面板上显示的是反向传播本身的节点：梯度成了计算图的一部分，因此可以再求一次导，
 # 这就是高阶导数。Hessian 的每一行是 `first` 中一个元素的梯度；
 # `retain_graph=True` 为下一行保留计算图。
+#
+# 第 8 课对 `first.sum()` 求导，一次调用就得到了 sum(x**3) 的二阶导数 6x。
+# 这里的 `summed` 对我们的 `f` 做同样的事。在它那一行运行之前，GradStep 会问你：
+# 它是 Hessian 矩阵的对角线 [6, 12, 18]，还是别的什么？
 
 # %%
 rows = [torch.autograd.grad(first[i], start, retain_graph=True)[0] for i in range(3)]
 by_create_graph = torch.stack(rows)
+(summed,) = torch.autograd.grad(first.sum(), start, retain_graph=True)  # predict: summed | [6., 12., 18.] | [11., 16., 21.]
 print("torch.func.hessian:\n", by_func_hessian)
 print("same as autograd.functional:", torch.equal(by_func_hessian, by_functional))
 print("same as create_graph=True:  ", torch.equal(by_func_hessian, by_create_graph))
 
 # %% [markdown]
 # [en]
+# ## The gradient of a sum is a sum of rows
+# `summed` is [11, 16, 21], the sums of the Hessian's rows, not its diagonal: the gradient
+# of `first.sum()` adds up the gradients of every entry of `first`, off-diagonal ones
+# included. In lesson 8 the Hessian of sum(x**3) was diagonal, so its row sums happened to
+# be the second derivatives; for a function whose inputs interact (`x.prod()` here) they
+# are not. The diagonal needs the whole Hessian, or one backward pass per entry.
+#
 # ## Jacobians, and per-sample gradients with vmap
 # `spread(x) = x * sum(x)` returns a vector, so it has a Jacobian: J[i, j] = sum(x) when
 # i = j, plus x_i everywhere. `jacrev` (reverse mode: the rows come from backward passes) and
@@ -165,6 +179,12 @@ print("same as create_graph=True:  ", torch.equal(by_func_hessian, by_create_gra
 #
 # To see how often `sample_loss` runs instead, skip the question and press F11 on that line.
 # [zh]
+# ## 和的梯度是各行之和
+# `summed` 是 [11, 16, 21]，是 Hessian 矩阵各行之和，而不是它的对角线：`first.sum()` 的梯度
+# 把 `first` 每个元素的梯度都加了起来，非对角元素也包括在内。第 8 课中 sum(x**3) 的
+# Hessian 矩阵是对角矩阵，所以各行之和恰好就是二阶导数；对于输入之间相互作用的函数
+# （这里的 `x.prod()`），就不是了。要得到对角线，需要整个 Hessian 矩阵，或者每个元素做一次反向传播。
+#
 # ## 雅可比矩阵，以及用 vmap 求逐样本梯度
 # `spread(x) = x * sum(x)` 返回一个向量，所以它有雅可比矩阵：i = j 时 J[i, j] 含 sum(x)，
 # 此外每个位置都加上 x_i。`jacrev`（反向模式：每一行都来自一次反向传播）

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from app.gc_pause import gc_paused
-from app.lesson.object_reads import MODULE_LIMIT, container_base, first_items, registered
+from app.lesson.object_reads import MODULE_LIMIT, container_base, first_items, module_tensors
 from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
 from app.lesson.tensor_reading import values_of, why_no_values
 
@@ -156,7 +156,8 @@ def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[Ten
         return iter([(f"{label(path)}.data", tuple.__getitem__(value, 0))])
     if issubclass(type(value), torch.nn.Module):
         name = label(path)
-        named = registered(value, "_parameters", MODULE_LIMIT)[0] + registered(value, "_buffers", MODULE_LIMIT)[0]
+        named = [*module_tensors(value, "_parameters", MODULE_LIMIT)[0],
+                 *module_tensors(value, "_buffers", MODULE_LIMIT)[0]]
         return iter([(f"{name}.{key}", tensor) for key, tensor in named])
     base = container_base(value)
     if base is dict:

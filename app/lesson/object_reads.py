@@ -92,8 +92,7 @@ def submodules(module: Any, limit: int = MODULE_LIMIT) -> Iterator[tuple[str, An
     Stops after ``limit`` modules. A module built without ``super().__init__()`` has no
     ``_modules`` and yields only itself.
     """
-    import torch
-
+    module_type = sys.modules["torch"].nn.Module
     seen: set[int] = set()
     stack: list[tuple[str, Any]] = [("", module)]
     while stack and len(seen) < limit:
@@ -103,42 +102,31 @@ def submodules(module: Any, limit: int = MODULE_LIMIT) -> Iterator[tuple[str, An
         seen.add(id(mod))
         yield prefix, mod
         children = own_dict(mod).get("_modules")
-        if not is_a(children, dict):
+        if type(children) is not dict or not children:
             continue
-        pending = [(f"{prefix}.{name}" if prefix else str(name), child)
-                   for name, child in first_items(children, dict, limit)
-                   if is_a(child, torch.nn.Module)]
-        stack.extend(reversed(pending))
+        dot = prefix + "." if prefix else ""
+        pending = [(dot + name, child) for name, child in islice(dict.items(children), limit)
+                   if issubclass(type(child), module_type)]
+        pending.reverse()
+        stack += pending
 
 
-def registered(module: Any, table: str, limit: int) -> tuple[list[tuple[str, Any]], bool]:
-    """The first ``limit`` distinct tensors of ``module``'s ``_parameters`` (or ``_buffers``) tables, named
-    as ``named_parameters()`` names them, and whether there are more (or more submodules than were visited)."""
-    found: list[tuple[str, Any]] = []
+def module_tensors(module: Any, table: str, limit: int) -> tuple[list[tuple[str, Any]], int, bool]:
+    """What ``named_parameters()`` (``table`` ``"_parameters"``) or ``named_buffers()`` (``"_buffers"``) would
+    give, read from the modules' tables: the first ``limit`` distinct tensors with their names, how many
+    there are in all, and whether that count stopped short (more than :data:`MODULE_LIMIT` submodules)."""
+    listed: list[tuple[str, Any]] = []
     seen: set[int] = set()
     visited = 0
     for prefix, mod in submodules(module):
         visited += 1
         tensors = own_dict(mod).get(table)
-        if not is_a(tensors, dict):
+        if type(tensors) is not dict or not tensors:
             continue
-        for name, tensor in first_items(tensors, dict, limit + 1):
+        for name, tensor in islice(dict.items(tensors), MODULE_LIMIT):
             if tensor is None or id(tensor) in seen:
                 continue
-            if len(found) == limit:
-                return found, True
             seen.add(id(tensor))
-            found.append((f"{prefix}.{name}" if prefix else str(name), tensor))
-    return found, visited >= MODULE_LIMIT
-
-
-def parameter_count(module: Any) -> tuple[int, bool]:
-    """How many distinct parameters ``module`` registers, and whether it stopped at :data:`MODULE_LIMIT` modules."""
-    seen: set[int] = set()
-    visited = 0
-    for _, mod in submodules(module):
-        visited += 1
-        tensors = own_dict(mod).get("_parameters")
-        if is_a(tensors, dict):
-            seen.update(id(p) for _, p in islice(dict.items(tensors), MODULE_LIMIT) if p is not None)
-    return len(seen), visited >= MODULE_LIMIT
+            if len(listed) < limit:
+                listed.append((f"{prefix}.{name}" if prefix else name, tensor))
+    return listed, len(seen), visited >= MODULE_LIMIT

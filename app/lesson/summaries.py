@@ -22,10 +22,9 @@ from app.lesson.object_reads import (
     is_mock,
     length,
     mock_repr,
+    module_tensors,
     own_dict,
-    registered,
 )
-from app.lesson.object_reads import parameter_count as registered_count
 from app.lesson.tensor_reading import (
     NO_STATS,
     SPARSE_LAYOUTS,
@@ -325,7 +324,7 @@ class Summarizer:
         """A module's registered parameters, read from its ``_parameters`` tables, not through
         ``named_parameters()``, which a lesson may override (see :mod:`app.lesson.object_reads`)."""
         params = []
-        listed, more = registered(module, "_parameters", PARAMETER_LIMIT)
+        listed, count, partial = module_tensors(module, "_parameters", PARAMETER_LIMIT)
         torch = _torch()
         for name, p in listed:
             if not is_a(p, torch.Tensor):
@@ -339,14 +338,13 @@ class Summarizer:
                     "summary": self.tensors.summarize(p),
                 }
             )
-        count, partial = registered_count(module)
         return {
             "type": type(module).__name__,
             "module": True,
             "training": own_dict(module).get("training") is True,
             "parameters": params,
             "parameter_count": count,
-            "parameters_cut": more or partial or count > len(params),
+            "parameters_cut": partial or count > len(params),
             "repr": module_repr(module),
         }
 

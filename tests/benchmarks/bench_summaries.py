@@ -33,12 +33,24 @@ CASES = {
     "module with 1,000 parameters": ("torch.nn.Sequential(*[torch.nn.Linear(2, 2) for _ in range(500)])", 0.2),
     "dense tensor, 50M elements": ("torch.randn(50_000_000)", 1.0),
     "__repr__ that never returns": ("Hangs()", 1.0),
+    "module: parameters()/children()/modules() loop": ("Loops()", 0.2),
+    "module: named_parameters() yields forever": ("Endless(*[torch.nn.Linear(1, 1) for _ in range(300)])", 0.2),
+    "subclass of list: __iter__ loops, __len__ lies": ("Forever(range(100))", 0.2),
+    "dict subclass: items()/__iter__ loop, __len__ lies": ("Lying(a=1, b=2)", 0.2),
+    "MagicMock(spec=torch.Tensor) and three more mocks": (
+        "[mock.MagicMock(spec=torch.Tensor), mock.MagicMock(spec=torch.nn.Module), mock.Mock(), "
+        "mock.MagicMock(spec=list)]", 0.2),
+    "__getattribute__ loops, __bool__/__eq__/__hash__ raise": ("[Attributes(), Raises()]", 0.2),
+    "__repr__ that swallows the timeout and loops on": ("Stubborn()", 1.0),
 }
 MEMORY_MB = 64
 UNCHANGED_STEPS = 300
 UNCHANGED_MS = 5.0
 
 PRELUDE = """
+import itertools
+from unittest import mock
+
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
@@ -60,6 +72,67 @@ class Hangs:
     def __repr__(self):
         while True:
             pass
+
+
+class Stubborn:
+    def __repr__(self):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass
+
+
+class Loops(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(2, 2)
+
+    def named_parameters(self, *args, **kwargs):
+        while True:
+            pass
+
+    parameters = children = modules = named_modules = named_parameters
+
+
+class Endless(torch.nn.Sequential):
+    def named_parameters(self, *args, **kwargs):
+        for i in itertools.count():
+            yield f"p{i}", torch.zeros(1)
+
+
+class Forever(list):
+    def __iter__(self):
+        while True:
+            pass
+
+    def __len__(self):
+        return 10**18
+
+
+class Lying(dict):
+    def items(self):
+        while True:
+            pass
+
+    __iter__ = items
+
+    def __len__(self):
+        return -1
+
+
+class Attributes:
+    def __getattribute__(self, name):
+        while True:
+            pass
+
+
+class Raises:
+    def __bool__(self):
+        raise RuntimeError("bool")
+
+    __eq__ = __hash__ = __len__ = __bool__
 
 
 def sparse(convert):
