@@ -1281,9 +1281,11 @@ class MainWindow(QMainWindow):
             self.layout().activate()
         self._uncrush_columns()
         strip = max(int(self.height() * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)
-        if event.size().height() < event.oldSize().height() and self.docks["variables"].height() > strip:
+        docks = [dock for dock in (self.docks["variables"], self.docks["console"])
+                 if dock.isVisible() and not dock.isFloating()]
+        if event.size().height() < event.oldSize().height() and any(dock.height() > strip for dock in docks):
             # Qt takes a shorter window's height from the code; the strip (and the output beside it) give theirs.
-            self.resizeDocks([self.docks["variables"], self.docks["console"]], [strip, strip], Qt.Orientation.Vertical)
+            self.resizeDocks(docks, [strip] * len(docks), Qt.Orientation.Vertical)
             self.layout().activate()
 
     def _uncrush_columns(self) -> None:
