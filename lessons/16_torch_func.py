@@ -151,7 +151,7 @@ by_functional = torch.autograd.functional.hessian(f, x)
 # %%
 rows = [torch.autograd.grad(first[i], start, retain_graph=True)[0] for i in range(3)]
 by_create_graph = torch.stack(rows)
-(summed,) = torch.autograd.grad(first.sum(), start, retain_graph=True)  # predict: summed | [6., 12., 18.] | [11., 16., 21.]
+(summed,) = torch.autograd.grad(first.sum(), start)  # predict: summed | [6., 12., 18.] | [11., 16., 21.]
 print("torch.func.hessian:\n", by_func_hessian)
 print("same as autograd.functional:", torch.equal(by_func_hessian, by_functional))
 print("same as create_graph=True:  ", torch.equal(by_func_hessian, by_create_graph))
@@ -181,9 +181,10 @@ print("same as create_graph=True:  ", torch.equal(by_func_hessian, by_create_gra
 # [zh]
 # ## 和的梯度是各行之和
 # `summed` 是 [11, 16, 21]，是 Hessian 矩阵各行之和，而不是它的对角线：`first.sum()` 的梯度
-# 把 `first` 每个元素的梯度都加了起来，非对角元素也包括在内。第 8 课中 sum(x**3) 的
-# Hessian 矩阵是对角矩阵，所以各行之和恰好就是二阶导数；对于输入之间相互作用的函数
-# （这里的 `x.prod()`），就不是了。要得到对角线，需要整个 Hessian 矩阵，或者每个元素做一次反向传播。
+# 把 `first` 每个元素的梯度都加了起来，非对角元素也包括在内。
+# 第 8 课中 sum(x**3) 的 Hessian 矩阵是对角矩阵，所以各行之和恰好就是二阶导数；
+# 对于输入之间相互作用的函数（这里的 `x.prod()`），就不是了。要得到对角线，
+# 需要整个 Hessian 矩阵，或者每个元素做一次反向传播。
 #
 # ## 雅可比矩阵，以及用 vmap 求逐样本梯度
 # `spread(x) = x * sum(x)` 返回一个向量，所以它有雅可比矩阵：i = j 时 J[i, j] 含 sum(x)，
