@@ -20,6 +20,9 @@ import sys
 import types
 from typing import Any
 
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run as a script, too
+from app.lesson.hooks import hide_engine_frames  # noqa: E402
+
 #: ``(line, event, exception type)``; the type is "" but at an exception event.
 Pause = tuple[int, str, str]
 
@@ -71,6 +74,7 @@ def record(path: str) -> list[Pause]:
     sys.modules["__main__"] = module
     sys.argv = [path]
     sys.path[0] = os.path.dirname(path)
+    hide_engine_frames(module.__dict__)  # a stack the script formats starts at its module code, as GradStep's does
     recorder = StepRecorder(path)
     try:
         recorder.run(code, module.__dict__)

@@ -138,3 +138,32 @@ def test_stepping_an_inlined_comprehension_warns_about_nothing(lesson):
     assert records[-1]["status"] == "ok"
     assert "".join(r["stderr"] for r in records) == ""
     assert records[-2]["vars"]["total"]["value"] == 5
+
+
+def test_a_stack_the_lesson_formats_starts_at_its_own_module_code(lesson):
+    """torch's anomaly mode and traceback.print_stack() showed GradStep's runner frames below the lesson's."""
+    path = lesson("""
+    import traceback
+    import warnings
+    import torch
+
+    def where():
+        return traceback.format_stack()
+
+    stack = where()
+    print(len(stack), flush=True)
+    leaf = torch.tensor([1.0, -1.0], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anomaly():
+        root = torch.sqrt(leaf)  # the forward call
+        try:
+            root.sum().backward()
+        except RuntimeError:
+            pass
+    said = [line.strip() for w in caught for line in str(w.message).splitlines() if "File " in line]
+    print(*said, sep="\\n")
+    """)
+    records = trace_records(path, timeout=60)
+    assert records[-1]["status"] == "ok"
+    # <module>, then where(); then the one frame of the forward call: as with plain python
+    forward = line_of(path, "the forward call")
+    assert "".join(r["stdout"] for r in records) == f'2\nFile "{path}", line {forward}, in <module>\n'

@@ -14,6 +14,7 @@ import os
 import pkgutil
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -35,6 +36,30 @@ OTHER_THREAD = N_("The breakpoint at line {line} is in {function}(), which runs 
 
 #: The last exception seen leaving a grad-mode ``with`` block, and the grad mode inside it.
 _raised: list[Any] = [None, None]
+
+
+def hide_engine_frames(namespace: dict[str, Any]) -> None:
+    """Leave the engine's frames out of every stack the lesson formats, as under plain python.
+
+    ``traceback.format_stack()``, ``print_stack()`` and torch's anomaly mode (which calls
+    ``format_stack``) walk the stack outwards through ``traceback.walk_stack``. Below the
+    lesson's module frame (the one running with ``namespace`` as its globals) are only the
+    runner's frames; above a lesson's torch call, while stepping, the op recorder's
+    ``__torch_function__``. The lesson wrote neither, nor would it see them under plain python.
+    """
+    walk_stack = traceback.walk_stack
+    if getattr(walk_stack, "__wrapped__", None) is not None:
+        walk_stack = walk_stack.__wrapped__
+
+    @functools.wraps(walk_stack)
+    def lesson_stack(f: FrameType | None) -> Any:
+        for frame, line in walk_stack(f):
+            if os.path.dirname(frame.f_code.co_filename) not in ENGINE_DIRS:
+                yield frame, line
+            if frame.f_globals is namespace and frame.f_code.co_name == "<module>":
+                return
+
+    traceback.walk_stack = lesson_stack
 
 
 def import_engine() -> None:

@@ -377,6 +377,7 @@ class LessonRunner:
         builtins.input = _no_input
         sys.stdin = NoInput()
         lesson_hooks.hide_engine(sys.path[0])
+        lesson_hooks.hide_engine_frames(self.namespace)
 
     def _flush(self) -> None:
         for stream in self.streams:
