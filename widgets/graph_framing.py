@@ -83,20 +83,23 @@ def uncut_start(start: float, length: float, keep: tuple[float, float], spans: l
 def show_uncut(view: QGraphicsView, keep: QRectF, boxes: Callable[[QRectF], list[QRectF]]) -> None:
     """Scroll the least that leaves no box cut by the view's edges while ``keep`` stays in view.
 
-    ``boxes(rect)`` gives the boxes that lie in or across ``rect``. Vertical first: ranks are where
-    a cut shows most (a row of leaves cut in half along the top).
+    ``boxes(rect)`` gives the boxes that lie in or across ``rect``; it is asked once. Vertical
+    first: ranks are where a cut shows most (a row of leaves cut in half along the top).
     """
     pad = 4 / view.transform().m11()
-    for _ in range(2):
+    visible = visible_rect(view)
+    # a pass moves the view by about a box, so the boxes within its own size around are those that matter
+    near = boxes(visible.adjusted(-visible.width(), -visible.height(), visible.width(), visible.height()))
+    for _ in range(2):  # again only if it moved: a box that came into view at one edge may be cut at the other
         visible = visible_rect(view)
-        near = visible.adjusted(0, -visible.height(), 0, visible.height())
         top = uncut_start(visible.top(), visible.height(), (keep.top(), keep.bottom()),
-                          [(r.top(), r.bottom()) for r in boxes(near) if r.right() > visible.left()
+                          [(r.top(), r.bottom()) for r in near if r.right() > visible.left()
                            and r.left() < visible.right()], pad)
         visible.moveTop(top)
-        near = visible.adjusted(-visible.width(), 0, visible.width(), 0)
         left = uncut_start(visible.left(), visible.width(), (keep.left(), keep.right()),
-                           [(r.left(), r.right()) for r in boxes(near) if r.bottom() > visible.top()
+                           [(r.left(), r.right()) for r in near if r.bottom() > visible.top()
                             and r.top() < visible.bottom()], pad)
+        if visible.left() == left and visible.top() == visible_rect(view).top():
+            return
         visible.moveLeft(left)
         view.centerOn(visible.center())
