@@ -242,9 +242,10 @@ def assert_columns_readable(window: MainWindow) -> None:
 
 
 def toolbar_folded(window: MainWindow) -> bool:
-    """Whether the run toolbar put buttons into its "»" extension menu."""
-    extension = window.toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
-    return extension is not None and extension.isVisible()
+    """Whether the run toolbar or the graph's toolbar put buttons into its "»" extension menu."""
+    extensions = [toolbar.findChild(QToolButton, "qt_toolbar_ext_button")
+                  for toolbar in (window.toolbar, *window.graph_view.findChildren(QToolBar))]
+    return any(extension is not None and extension.isVisible() for extension in extensions)
 
 
 def test_the_graph_keeps_a_third_of_the_width_after_resizes_and_restarts_at_other_sizes(qtbot, make_window):
