@@ -7,8 +7,10 @@ Features
   nodes in orange with a dashed, cut-corner outline; variables attached to the node they
   point to by a tag (``h →``); edges labelled with the shape of the tensor flowing along them.
 - Edges point the way ``next_functions`` (and the gradients of a backward) go: from a node
-  toward the leaves. Edges into a leaf shared by many nodes join the leaf's lane, one line
-  drawn once and labelled once (see :mod:`app.graph_layout`).
+  toward the leaves, each line one edge from the node it leaves. An edge that skips rows rises
+  to its own track above its node and joins its target's lane (a dot marks the join), one line
+  drawn once and labelled once for a weight used by every step; no line passes over another
+  node or runs on top of a line into another node (see :mod:`app.graph_layout`).
 - Nodes new at this pause are outlined in amber; removed ones fade out; nothing already drawn
   moves when the graph grows.
 - The view frames itself (``Follow new nodes``, on by default): after every pause the nodes
@@ -88,9 +90,9 @@ from widgets.graph_legend import GraphLegend
 from widgets.translated_texts import TranslatedTexts
 
 #: Scene units between the centres of neighbouring columns and ranks.
-COLUMN_PITCH = 240.0
+COLUMN_PITCH = 210.0
 RANK_PITCH = 72.0
-#: Box sizes; the widest box leaves a gutter of at least 60 units for lanes.
+#: Box sizes; the widest box leaves a gutter of at least 30 units for lanes.
 NODE_HEIGHT = 26.0
 LEAF_HEIGHT = 38.0
 MIN_NODE_WIDTH = 96.0
@@ -129,10 +131,10 @@ WAITING_TEXT_PLURAL = N_("{names} require grad, but no operation has used them y
 EDGE_LABEL_DROP = 12.0
 #: Where lanes run in a gutter, by track: its middle first, then either side, this far apart (all of them
 #: inside the gutter that the widest boxes leave).
-LANE_SPACING = 4.0
-LANE_OFFSETS = tuple(LANE_SPACING * ((i + 1) // 2) * (1 if i % 2 else -1) for i in range(15))
+LANE_SPACING = 3.0
+LANE_OFFSETS = tuple(LANE_SPACING * ((i + 1) // 2) * (1 if i % 2 else -1) for i in range(9))
 #: A connector to a lane runs this far above its source's top, then one step higher per track.
-CONNECTOR_RISE = 6.0
+CONNECTOR_RISE = 9.0
 CONNECTOR_STEP = 5.0
 CONNECTOR_TRACKS = 7
 #: Room a variable's tag leaves between itself and a neighbouring node.
