@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from bdb_steps import bdb_pauses, gradstep_pauses, on_purpose
 
+LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 #: Scripts where a pause of GradStep once differed from bdb's (plain Python only: each runs twice).
 SCRIPTS = {
     "decorators": """
@@ -82,3 +85,11 @@ def test_closing_a_generator_pauses_where_generator_exit_is_raised(lesson):
     path = lesson(SCRIPTS["generator-close"])
     ours = gradstep_pauses(path)
     assert (3, "exception", "GeneratorExit") in ours  # at the yield it was suspended at: why the finally runs
+
+
+@pytest.mark.parametrize("name", ["01_dynamic_graphs.py", "12_custom_function.py"])
+def test_step_into_pauses_where_bdb_stops_in_the_lessons_that_once_differed(name):
+    """Lesson 1 differed by the frames anomaly mode names (GradStep's own, once); lesson 12 by its
+    @staticmethod forward and backward, which gradcheck calls again and again."""
+    path = str(LESSONS / name)
+    assert gradstep_pauses(path) == on_purpose(bdb_pauses(path), path)
