@@ -14,6 +14,7 @@ the app runs a lesson:
   exercise's check is True;
 * a copy with every exercise's change at once ends with every check True: the exercises of a
   lesson can all be done in one run;
+* a change done another way than ``CHANGES`` (``ALSO_RIGHT``) passes its check too;
 * for each exercise, at least two copies with a wrong edit (``WRONG``: the exercise half done,
   or done the wrong way) end "ok" with that exercise's check False, so a check tests what its
   exercise asks for, not a proxy that a wrong edit also satisfies. One test per lesson runs
@@ -483,6 +484,15 @@ WRONG: dict[str, list[list[list[tuple[str, str]]]]] = {
     ],
 }
 
+#: Per lesson: (exercise, edits) that do what the exercise asks in another way than CHANGES;
+#: the exercise's check must be True on them too.
+ALSO_RIGHT: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {
+    "19_variable_length_no_padding": [  # the fourth sequence inserted first, not appended
+        (1, [("sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]",
+              "sequences = [torch.randn(1), torch.randn(2), torch.randn(5), torch.randn(3)]")]),
+    ],
+}
+
 
 def source_of(stem: str) -> str:
     return (LESSONS / f"{stem}.py").read_text(encoding="utf-8")
@@ -688,4 +698,10 @@ def test_all_changes_together_pass_every_check_and_each_wrong_edit_fails_its_own
         for exercise, wrong in batch.items():  # each wrong edit leaves its own check False
             name = f"exercise {exercise}, wrong edit {WRONG[stem][exercise - 1].index(wrong) + 1}"
             seen[name], expected[name] = results[exercise - 1], (False, None)
+    for number, (exercise, edits) in enumerate(ALSO_RIGHT.get(stem, []), len(runs)):
+        end, _ = run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks)
+        assert end.status == "ok", end.error
+        mine = end.checks[exercise - 1]
+        name = f"exercise {exercise}, done another way ({number - len(runs) + 1})"
+        seen[name], expected[name] = (mine["passed"], mine["error"]), (True, None)
     assert seen == expected
