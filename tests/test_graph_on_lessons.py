@@ -2,7 +2,7 @@
 
 At each of the three window sizes learners use, after every such line the nodes it made are
 in the graph's viewport with their text at least 9 px tall, the graph keeps a third of the
-window, and the Variables grad-state columns are in sight. Then the code and the graph point
+window's width and two thirds of its height, and the Variables grad-state columns are in sight. Then the code and the graph point
 at each other through the origins the engine recorded: hovering the line outlines its nodes,
 clicking one of them selects the code that made it.
 """
@@ -94,8 +94,11 @@ def assert_learner_sees_the_new_nodes(window: MainWindow, diff: dict[str, Any]) 
 
 
 def assert_layout_for_learning(window: MainWindow) -> None:
+    # The graph is the app's widest column and keeps two thirds of the height: the output under it
+    # is a few lines tall (issue 22: a third of the width at every size, after resizes too).
     graph = window.docks["graph"].widget()
-    assert graph.width() * graph.height() >= window.width() * window.height() / 3
+    assert graph.width() >= window.width() / 3
+    assert graph.height() >= window.height() * 2 / 3
     assert_grad_columns_in_sight(window)
 
 

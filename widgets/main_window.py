@@ -81,6 +81,8 @@ AUTOSAVE_MAX_MS = 4000
 #: is as wide), the lessons/notes column, and the height of the bottom strip and of the output.
 GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE = 0.41, 0.15, 0.32
 MIN_BOTTOM_HEIGHT = 220
+#: The output under the graph: a few lines tall, so the drawing keeps most of the column's height.
+OUTPUT_SHARE, MIN_OUTPUT_HEIGHT = 0.19, 140
 #: After a resize or a layout restored at another size, the columns narrower than these shares of the
 #: window (or the lessons column narrower than MIN_LESSONS_WIDTH) get the default layout's widths back.
 MIN_GRAPH_SHARE, MIN_CODE_SHARE = 0.36, 0.33
@@ -266,8 +268,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([docks["lessons"], docks["graph"]],
                          [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
                          Qt.Orientation.Horizontal)
-        strip = max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)
-        self.resizeDocks([docks["variables"], docks["console"]], [strip, strip], Qt.Orientation.Vertical)
+        self.resizeDocks([docks["variables"], docks["console"]], self._strip_heights(), Qt.Orientation.Vertical)
         self.layout().activate()  # now, not at the next event loop pass: a resize soon after reads these sizes
 
     def _build_actions(self) -> None:
@@ -1280,13 +1281,21 @@ class MainWindow(QMainWindow):
             self.resizeDocks([graph], [graph.width() + grown], Qt.Orientation.Horizontal)
             self.layout().activate()
         self._uncrush_columns()
-        strip = max(int(self.height() * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT)
-        docks = [dock for dock in (self.docks["variables"], self.docks["console"])
-                 if dock.isVisible() and not dock.isFloating()]
-        if event.size().height() < event.oldSize().height() and any(dock.height() > strip for dock in docks):
-            # Qt takes a shorter window's height from the code; the strip (and the output beside it) give theirs.
-            self.resizeDocks(docks, [strip] * len(docks), Qt.Orientation.Vertical)
+        docks, heights = [], []
+        for dock, height in zip((self.docks["variables"], self.docks["console"]), self._strip_heights(), strict=True):
+            if dock.isVisible() and not dock.isFloating():
+                docks.append(dock)
+                heights.append(height)
+        if event.size().height() < event.oldSize().height() and any(
+                dock.height() > height for dock, height in zip(docks, heights, strict=True)):
+            # Qt takes a shorter window's height from the code and the graph; the strip and the output give theirs.
+            self.resizeDocks(docks, heights, Qt.Orientation.Vertical)
             self.layout().activate()
+
+    def _strip_heights(self) -> list[int]:
+        """The default heights of the bottom strip and of the output under the graph, for this window's height."""
+        height = self.height()
+        return [max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT), max(int(height * OUTPUT_SHARE), MIN_OUTPUT_HEIGHT)]
 
     def _uncrush_columns(self) -> None:
         """Give the columns the default layout's widths when the graph, the code or the lessons column is crushed.
