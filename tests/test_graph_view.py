@@ -319,7 +319,7 @@ def test_the_legend_says_what_node_and_edge_colours_mean_in_english_and_chinese(
     legend = view.findChild(GraphLegend, "graph_legend")
     assert legend.isVisible() and legend.height() >= legend.heightForWidth(legend.width())
     assert legend.texts() == ["leaf", "operation", "a variable's grad_fn", "custom Function", "new this step", "freed",
-                              "to an input", "a leaf's lane"]
+                              "to an input", "a shared lane to an input"]
     i18n.set_language("zh")
     try:
         view.retranslate()

@@ -18,7 +18,7 @@ ENTRIES = (
     ("new", N_("new this step")),
     ("removed", N_("freed")),
     ("edge", N_("to an input")),
-    ("lane", N_("a leaf's lane")),
+    ("lane", N_("a shared lane to an input")),
 )
 #: A swatch's width, the space between entries and between rows, in pixels.
 SWATCH = 20.0
