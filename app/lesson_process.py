@@ -133,8 +133,12 @@ class LessonProcess:
         orphaned ones as their subreaper (see :mod:`app.process_tree`) until it dies last.
         """
         if os.name == "posix" and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGSTOP)
-            end_descendants(self.process.pid)
+            try:
+                os.kill(self.process.pid, signal.SIGSTOP)
+            except ProcessLookupError:  # it ended between the poll and the signal: its group may remain
+                pass
+            else:
+                end_descendants(self.process.pid)
         self.kill_group()
         if self.process.poll() is None:
             self.process.kill()

@@ -292,8 +292,8 @@ w.grad = None  # breaks the cycle between w and its gradient
 # ## 动手试试
 # 1. 去掉第一个循环里的 `/ ACCUMULATE`：`accumulated_grad` 变成 `full_grad` 的四倍，
 #    效果相当于学习率大了四倍。
-# 2. 把训练循环的小批量切得大小不等：在生成 `micro_batches` 的那一行，用
-#    `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` 和 `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
+# 2. 把训练循环的小批量切得大小不等：在生成 `micro_batches` 的那一行，
+#    用 `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` 和 `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
 #    代替两处 `chunk(8)`。每次优化器更新仍然用到 8 个样本，但分别含 3、1、2、2 个样本的
 #    四个平均值再取平均，并不等于 8 个样本的平均：`same_weights` 变成 False。
 # check: ACCUMULATE == 4 and torch.allclose(accumulated_grad, ACCUMULATE * full_grad)
