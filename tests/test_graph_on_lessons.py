@@ -2,9 +2,10 @@
 
 At each of the three window sizes learners use, after every such line the nodes it made are
 in the graph's viewport with their text at least 9 px tall, the graph keeps a third of the
-window's width and two thirds of its height, and the Variables grad-state columns are in sight. Then the code and the graph point
-at each other through the origins the engine recorded: hovering the line outlines its nodes,
-clicking one of them selects the code that made it.
+window's width and two thirds of its height, and the Variables grad-state columns are in
+sight. Then the code and the graph point at each other through the origins the engine
+recorded: hovering the line outlines its nodes, clicking one of them selects the code that
+made it.
 """
 
 from __future__ import annotations

@@ -323,7 +323,8 @@ def test_the_legend_says_what_node_and_edge_colours_mean_in_english_and_chinese(
     i18n.set_language("zh")
     try:
         view.retranslate()
-        assert legend.texts()[:2] == ["叶子节点", "操作"] and "这一步新建" in legend.texts() and "已释放" in legend.texts()
+        texts = legend.texts()
+        assert texts[:2] == ["叶子节点", "操作"] and "这一步新建" in texts and "已释放" in texts
     finally:
         i18n.set_language("en")
 

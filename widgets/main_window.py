@@ -263,7 +263,7 @@ class MainWindow(QMainWindow):
 
     def _size_docks(self) -> None:
         """The teaching layout's proportions: code and graph side by side, the graph the larger share."""
-        width, height = self.width(), self.height()
+        width = self.width()
         docks = self.docks
         self.resizeDocks([docks["lessons"], docks["graph"]],
                          [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
