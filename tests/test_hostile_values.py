@@ -10,8 +10,10 @@ hung until the outer timeout.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import line_of
 
@@ -352,8 +354,17 @@ def test_looking_never_changes_what_the_lesson_computes(session, events, lesson)
     assert _finish(session, events) == plain
 
 
-def _stall_lesson(lesson, stall: str) -> str:
-    return lesson(f"""
+def _stall_lesson(lesson, stall: str) -> tuple[str, Path]:
+    """A lesson that stalls where ``{reached}`` in ``stall`` marks, and a FIFO it writes a byte into there.
+
+    The test pauses only once that byte came: a pause asked for before the stall would be
+    answered (the lesson is still running Python lines), and the test would wait for nothing.
+    """
+    reached = Path(lesson("", name="reached"))
+    reached.unlink()
+    os.mkfifo(reached)
+    code = stall.replace("{reached}", f"os.write(os.open({str(reached)!r}, os.O_WRONLY), b'!')")
+    path = lesson(f"""
     import itertools, os, stat, struct
 
     def channel_ends():
@@ -366,20 +377,34 @@ def _stall_lesson(lesson, stall: str) -> str:
             except OSError:
                 pass
 
-    {stall}
+    {code}
     done = 1
     """)
+    return path, reached
+
+
+def _wait_reached(reader: int) -> None:
+    """Wait for the lesson's byte on the FIFO opened (without blocking) as ``reader``."""
+    assert select.select([reader], [], [], BOUND)[0], "the lesson never reached its stall"
+    os.close(reader)
+
+
+def _reader(reached: Path) -> int:
+    return os.open(reached, os.O_RDONLY | os.O_NONBLOCK)  # before the run, so the lesson's open finds it
 
 
 def test_a_lesson_that_writes_into_the_message_channel_is_said_to_be_stalled_and_stop_ends_it(
         session, events, lesson):
-    path = _stall_lesson(lesson, """for fd in channel_ends():
+    path, reached = _stall_lesson(lesson, """for fd in channel_ends():
         try:
             os.write(fd, b"GS" + struct.pack("!I", 100_000_000))  # a frame header, and never its body
         except OSError:
-            pass""")
+            pass
+    {reached}""")
     session.breakpoints[path] = {line_of(path, "done = 1"): None}
+    reader = _reader(reached)
     _start(session, events, path)
+    _wait_reached(reader)
     session.pause()
     notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
     assert notice.kind == "stalled" and "Stop ends it" in notice.text
@@ -389,8 +414,11 @@ def test_a_lesson_that_writes_into_the_message_channel_is_said_to_be_stalled_and
 
 
 def test_a_call_that_holds_the_interpreter_is_said_to_be_stalled_and_stop_ends_it(session, events, lesson):
-    path = _stall_lesson(lesson, "total = sum(itertools.repeat(1))  # C code, never back to the interpreter loop")
+    # one line: once the file exists, the line's trace event has passed and only C code runs
+    path, reached = _stall_lesson(lesson, "{reached}; total = sum(itertools.repeat(1))  # C code, never back")
+    reader = _reader(reached)
     _start(session, events, path)
+    _wait_reached(reader)
     session.pause()
     notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
     assert notice.kind == "stalled"

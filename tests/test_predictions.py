@@ -314,11 +314,15 @@ def test_the_question_over_the_code_never_hides_the_line_it_asks_about(qtbot, op
     prediction, with_bar = bar.prediction, code.viewport().height()
     bar.dismiss()
     qtbot.waitUntil(lambda: code.viewport().height() > with_bar)
-    full = code.viewport().height()
+
+    def last_in_view() -> bool:  # aim again while the layout settles after the bar went
+        rows = code.viewport().height() // code.fontMetrics().lineSpacing()
+        code.verticalScrollBar().setValue(code.document().findBlockByNumber(line - 1).firstLineNumber() - rows + 1)
+        return line_in_view(code, line) and not line_in_view(code, line + 1)
+
     # the paused line is the last one in view (the step before stopped just above it) when the question comes
-    rows = full // code.fontMetrics().height()
-    code.verticalScrollBar().setValue(code.document().findBlockByNumber(line - 1).firstLineNumber() - rows + 1)
-    assert line_in_view(code, line)
+    qtbot.waitUntil(last_in_view)
+    full = code.viewport().height()
     bar.ask(prediction)
     qtbot.waitUntil(lambda: code.viewport().height() < full)
     assert line_in_view(code, line)
