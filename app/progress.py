@@ -1,4 +1,5 @@
-"""The learner's progress through the course: predictions answered right and exercises passed, per lesson.
+"""The learner's progress through the course: predictions answered right, exercises passed and backward drills
+answered, per lesson.
 
 Kept in a JSON file in the user's data folder, so it survives restarts; a lesson's progress
 can be reset. A prediction or check is named by the key the lesson gives it
@@ -25,6 +26,10 @@ class LessonProgress:
     """Predictions answered at all."""
     passed: int
     """Exercises whose check was true at the end of a run."""
+    drills_right: int = 0
+    """Backward drill questions answered right (the last answer of each counts)."""
+    drills_answered: int = 0
+    """Backward drill questions answered at all (a lesson has no fixed number of them: each backward asks its own)."""
 
 
 class Progress:
@@ -48,12 +53,21 @@ class Progress:
         entry = self._data.setdefault(lesson, {})
         entry.setdefault("predictions", {})
         entry.setdefault("checks", {})
+        entry.setdefault("drills", {})
         return entry
 
     def record_prediction(self, lesson: str, key: str, right: bool) -> None:
         """The learner's answer to prediction ``key`` of ``lesson`` was ``right`` (or not)."""
+        self._record(lesson, "predictions", key, right)
+
+    def record_drill(self, lesson: str, key: str, right: bool) -> None:
+        """The learner's answer to backward drill question ``key`` of ``lesson`` was ``right`` (or not)."""
+        self._record(lesson, "drills", key, right)
+
+    def _record(self, lesson: str, section: str, key: str, right: bool) -> None:
+        """The last answer to question ``key`` of a section counts."""
         self._reload()
-        self._lesson(lesson)["predictions"][key] = bool(right)
+        self._lesson(lesson)[section][key] = bool(right)
         self._save()
 
     def record_checks(self, lesson: str, results: dict[str, bool]) -> None:
@@ -68,8 +82,10 @@ class Progress:
         entry = self._data.get(lesson, {})
         predictions = entry.get("predictions", {})
         checks = entry.get("checks", {})
+        drills = entry.get("drills", {})
         return LessonProgress(right=sum(1 for v in predictions.values() if v), answered=len(predictions),
-                              passed=sum(1 for v in checks.values() if v))
+                              passed=sum(1 for v in checks.values() if v),
+                              drills_right=sum(1 for v in drills.values() if v), drills_answered=len(drills))
 
     def check_passed(self, lesson: str, key: str) -> bool:
         return bool(self._data.get(lesson, {}).get("checks", {}).get(key))

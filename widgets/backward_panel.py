@@ -20,6 +20,10 @@ Features
   :meth:`BackwardPanel.apply_diff`), the description names where each gradient goes. A preview
   and a real backward of one graph list the same nodes, counted as backward functions and
   ``AccumulateGrad`` nodes.
+- An opt-in **Drill** in the replay controls: before each backward function fires, the learner is
+  asked for the gradients it sends (``grad_input``) from the one it receives and its saved tensors;
+  judged like a prediction and kept in the lesson's progress (:mod:`app.backward_drill`,
+  :class:`~widgets.backward_drill_view.DrillView`). ``AccumulateGrad`` leaves are not asked.
 - A result that a later pause no longer matches (its graph rebuilt, its root recomputed, the
   ``.grad`` it showed changed, the graph it previewed freed) is cleared, replay and highlight
   included, with a sentence saying why; one that still matches stays, marked as from an earlier
@@ -28,7 +32,7 @@ Features
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,9 +62,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.backward_drill import MAX_VALUES, BackwardDrill, array_text, question_for
 from app.i18n import N_, join_words, tr
 from app.messages import RESULTS_NAME
+from app.progress import Progress
 from app.result_basis import STALE_WHAT, ResultBasis, grad_key, has_freed, nodes_text, tensor_in
+from widgets.backward_drill_view import DrillView
 from widgets.error_card import ErrorCard
 from widgets.translated_texts import TranslatedTexts
 from widgets.watch_view import change_highlight, readable_color
@@ -101,6 +108,11 @@ LATER_TEXT = N_("The result of the live step was computed at step {step}, after 
 FREED_NOTE = N_("the graph's saved tensors were freed: a second backward needs retain_graph=True")
 PREVIEW_NOTE = N_("preview: nothing changed in the lesson; Run backward() would add these to .grad")
 EARLIER_TEXT = N_("From an earlier pause: the graph and the .grad values it shows have not changed since.")
+DRILL_TIP = N_("Drill: before each backward function fires, work out the gradients it sends to its inputs from "
+               "the gradient it receives and its saved tensors; judged like a prediction and kept in the lesson's "
+               "progress. AccumulateGrad leaves are not asked.")
+DRILL_TOO_BIG = N_("(the drill does not ask it: more than {n} values in a gradient or saved tensor to work out "
+                   "by hand)")
 EARLIER_GRAD_TEXT = N_("From an earlier pause: the graph has not changed since, but {results} belonged to that "
                        "pause (compute again to use the results in expressions).")
 
@@ -112,8 +124,7 @@ def value_text(summary: Mapping[str, Any] | None) -> str:
     values = summary.get("values")
     shape = list(summary.get("shape", []))
     if values is not None and summary.get("numel", 0) <= INLINE_VALUES and not summary.get("sampled"):
-        text = np.array2string(np.asarray(values), separator=", ", formatter={"float_kind": _number})
-        return " ".join(text.split())
+        return array_text(values)
     head = f"[{', '.join(map(str, shape))}]"
     if summary.get("mean") is None:
         return head
@@ -152,6 +163,10 @@ class BackwardPanel(QWidget):
     Parameters
     ----------
     parent : QWidget, optional
+    progress : Progress, optional
+        Where the drill's answers are recorded.
+    lesson : callable, optional
+        The file stem of the lesson on screen, for the progress.
     """
 
     preview_requested = Signal(dict)
@@ -173,8 +188,14 @@ class BackwardPanel(QWidget):
     active_node_changed = Signal(int)
     """The node the replay is at changed; -1 when no step is shown (before the start or at the end)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    drill_judged = Signal(object)
+    """A drill answer was judged and recorded in the progress; carries the :class:`~app.backward_drill.DrillVerdict`."""
+
+    def __init__(self, parent: QWidget | None = None, progress: Progress | None = None,
+                 lesson: Callable[[], str | None] | None = None) -> None:
         super().__init__(parent)
+        self.drill = BackwardDrill(progress, lesson or (lambda: None))
+        self._resume = False  # the replay was playing when the drill asked: it plays on after the answer
         self._vars: dict[str, Any] = {}
         self._nodes: dict[int, Mapping[str, Any]] = {}
         self._roots: dict[str, int] = {}
@@ -242,7 +263,7 @@ class BackwardPanel(QWidget):
         result_side.addWidget(self.notes)
         result_side.addStretch(1)
         content = QWidget()
-        column = QVBoxLayout(content)
+        self._column = column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.card)  # the whole width: PyTorch's long messages wrap onto few lines
         # Side by side in a wide, short dock (the window's bottom strip), so the results are in
@@ -266,17 +287,23 @@ class BackwardPanel(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
+        self._place_replay_bar()
+
+    def _place_replay_bar(self) -> None:
+        size = self.size()
+        wide = size.width() >= SIDE_BY_SIDE_WIDTH
         # short, but wide enough for the controls: in a narrower dock they would widen the form past its view
-        short = (event.size().height() < OWN_STRIP_HEIGHT
-                 and event.size().width() >= self.replay_bar.minimumSizeHint().width() + 24)
+        short = (size.height() < OWN_STRIP_HEIGHT
+                 and size.width() >= self.replay_bar.minimumSizeHint().width() + 24)
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
         # Wide: the replay controls go under the form, leaving the panel's height to the results and
-        # the error card; narrow and short: under the results, which then sit right under the buttons
-        # (both in sight); narrow and tall: under everything, always in sight.
-        home = self._form_side if wide else self._result_side if short else self._outer
+        # the error card, or, drilling, under both, the whole width for the question; narrow and short:
+        # under the results, which then sit right under the buttons (both in sight); narrow and tall:
+        # under everything, always in sight.
+        drilling = self.drill_check.isChecked()
+        home = (self._column if drilling else self._form_side) if wide else self._result_side if short else self._outer
         if home.indexOf(self.replay_bar) < 0:
-            for layout in (self._form_side, self._result_side, self._outer):
+            for layout in (self._form_side, self._result_side, self._outer, self._column):
                 layout.removeWidget(self.replay_bar)
             if home is self._result_side:
                 home.insertWidget(home.count() - 1, self.replay_bar)  # before the closing stretch
@@ -436,12 +463,23 @@ class BackwardPanel(QWidget):
         controls.addSpacing(8)
         controls.addWidget(self.speed_slider)
         controls.addWidget(self.speed_label)
+        self.drill_check = QCheckBox()
+        self.drill_check.setObjectName("drill_check")
+        self._texts.set(self.drill_check.setText, "Drill")
+        self._texts.set(self.drill_check.setToolTip, DRILL_TIP)
+        self.drill_check.toggled.connect(self._on_drill_check_toggled)
+        controls.addSpacing(8)
+        controls.addWidget(self.drill_check)
         controls.addStretch(1)
+        self.drill_view = DrillView(self.drill)
+        self.drill_view.judged.connect(self._on_drill_view_judged)
+        self.drill_view.skipped.connect(self._on_drill_view_skipped)
         bar = QFrame()
         bar.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(bar)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(controls)
+        layout.addWidget(self.drill_view)
         layout.addWidget(self.step_label)
         self.replay_bar = bar
         self._on_speed_slider_value_changed(self.speed_slider.value())
@@ -583,6 +621,7 @@ class BackwardPanel(QWidget):
         self._on_speed_slider_value_changed(self.speed_slider.value())
         self._set_playing(self.is_playing())
         self._describe_position()
+        self.drill_view.retranslate()
 
     def show_past(self, step: int | None) -> None:
         """Show the result as it was at step ``step`` of the run (None: the live step).
@@ -661,25 +700,43 @@ class BackwardPanel(QWidget):
         return self._position
 
     def step_forward(self) -> None:
-        """Show the next node of the replay (or the end)."""
+        """Show the next node of the replay (or the end); with the drill on, a backward function is asked first."""
+        if self.drill_view.asking:  # the step waits for the answer (or a skip)
+            self._resume = self._resume or self.is_playing()
+            self._set_playing(False)
+            return
+        question = self.drill.question_at(self._position + 1)
+        if question is not None:
+            self._resume = self.is_playing()
+            self._set_playing(False)
+            self.active_node_changed.emit(question.node_id)  # the graph shows which node is asked
+            self.drill_view.ask()
+            QTimer.singleShot(0, self, self._scroll_to_drill)  # once laid out
+            return
         if self._position < len(self._replay):
             self._go_to(self._position + 1)
         if self._position >= len(self._replay):
             self._set_playing(False)
 
     def step_back(self) -> None:
-        """Show the previous node of the replay."""
+        """Show the previous node of the replay (an open drill question closes, unanswered)."""
         self._set_playing(False)
+        self._close_question()
         if self._position > -1:
             self._go_to(self._position - 1)
 
     def restart_replay(self) -> None:
-        """Go back to before the first node; a playing replay keeps playing from there."""
+        """Go back to before the first node; a playing replay keeps playing from there, and the drill asks again."""
+        self._close_question()
+        self.drill.rearm()
         self._go_to(-1)
 
     def play(self) -> None:
         """Play the replay from where it is (from the start when it had finished)."""
         if not self._replay:
+            return
+        if self.drill_view.asking:  # it plays on once the question is answered or skipped
+            self._resume = True
             return
         if self._position >= len(self._replay):
             self._go_to(-1)
@@ -687,6 +744,7 @@ class BackwardPanel(QWidget):
 
     def pause(self) -> None:
         """Stop the replay where it is."""
+        self._resume = False
         self._set_playing(False)
 
     def is_playing(self) -> bool:
@@ -731,6 +789,55 @@ class BackwardPanel(QWidget):
 
     def _on_timer_timeout(self) -> None:
         self.step_forward()
+
+    # -- the drill ---------------------------------------------------------------------------
+
+    def _on_drill_check_toggled(self, on: bool) -> None:
+        self.drill.enabled = on
+        self._place_replay_bar()
+        if not on and self.drill_view.asking:
+            self._close_question()
+            self._go_to(self._position)  # the graph marks the step shown again, not the node asked
+
+    def _on_drill_view_judged(self, verdict: Any) -> None:
+        self.drill_judged.emit(verdict)
+        self._fire(verdict.question.position)
+
+    def _on_drill_view_skipped(self, question: Any) -> None:
+        self._fire(question.position)
+
+    def _fire(self, position: int) -> None:
+        """The question is done with: the node fires, as a step does without the drill."""
+        self._go_to(position)
+        self._play_on()
+
+    def _scroll_to_drill(self) -> None:
+        """Where the replay bar scrolls with the form and results: the controls and the question in sight."""
+        if self._outer.indexOf(self.replay_bar) < 0:
+            self._scroll.ensureWidgetVisible(self.replay_bar, 0, 0)
+            self._scroll.ensureWidgetVisible(self.drill_view, 0, 0)
+
+    def _play_on(self) -> None:
+        if self._resume and self._position < len(self._replay):
+            self._set_playing(True)
+        self._resume = False
+
+    def _close_question(self) -> None:
+        if self.drill_view.asking:
+            self.drill_view.close_question()
+            self._resume = False
+
+    def _drill_questions(self, kind: str, replay: list[dict[str, Any]]) -> list[Any]:
+        """The replay's questions, with the saved tensors the graph knew before the pass (a backward frees them)."""
+        root = (self._shown[1].get("root") if self._shown is not None else None) if kind != "grad" else "autograd.grad"
+        questions = []
+        for position, entry in enumerate(replay):
+            node = self._nodes.get(entry["id"])
+            targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
+            question = question_for(entry, position, node, targets, root)
+            if question is not None:
+                questions.append(question)
+        return questions
 
     # -- the backward form --------------------------------------------------------------------
 
@@ -929,6 +1036,9 @@ class BackwardPanel(QWidget):
 
     def _load_replay(self, kind: str, replay: list[dict[str, Any]], failed: bool) -> None:
         self._set_playing(False)
+        self._resume = False
+        self.drill_view.clear()
+        self.drill.load(self._drill_questions(kind, replay))
         self._replay, self._replay_kind, self._replay_failed = replay, kind, failed
         self._position = -1
         for button in (self.restart_button, self.back_button, self.play_button, self.forward_button):
@@ -992,6 +1102,9 @@ class BackwardPanel(QWidget):
             text = self._ending()
         else:
             text = self._describe(self._replay[self._position])
+            question = self.drill.questions.get(self._position)
+            if self.drill.enabled and question is not None and question.too_big:
+                text += " " + tr(DRILL_TOO_BIG, n=MAX_VALUES)
         self.step_label.setText(text)
 
     def _ending(self) -> str:

@@ -3,8 +3,9 @@
 Features
 --------
 * One row per lesson: number, title and summary in the chosen language.
-* What the learner did in each lesson: predictions answered right and exercises passed
-  (kept across restarts), with "Reset Progress" in the row's context menu.
+* What the learner did in each lesson: predictions answered right, exercises passed and
+  backward drills answered right (kept across restarts), with "Reset Progress" in the row's
+  context menu.
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class LessonBrowser(QWidget):
         self.set_lessons(self._lessons, self._language)
 
     def progress_text(self, info: LessonInfo) -> str:
-        """"predictions right 2/3 · exercises 1/2" for a lesson with predictions or exercises, else ""."""
+        """"predictions right 2/3 · exercises 1/2 · drills right 4/5" for a lesson with predictions, exercises or
+        answered backward drills (out of those answered: each backward asks its own), else ""."""
         progress = self._progress.get(info.stem, LessonProgress(0, 0, 0))
         parts = []
         if info.predictions:
@@ -80,6 +82,9 @@ class LessonBrowser(QWidget):
         if info.checks:
             parts.append(("✓ " if progress.passed >= info.checks else "") +
                          tr("exercises {passed}/{total}", passed=progress.passed, total=info.checks))
+        if progress.drills_answered:
+            parts.append(tr("drills right {right}/{answered}", right=progress.drills_right,
+                            answered=progress.drills_answered))
         return " · ".join(parts)
 
     def set_language(self, language: str) -> None:

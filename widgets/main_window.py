@@ -239,7 +239,7 @@ class MainWindow(QMainWindow):
         self.stack_view = CallStackView(self)
         self.watch_view = WatchView(self)
         self.graph_view = GraphView(self)
-        self.backward_panel = BackwardPanel(self)
+        self.backward_panel = BackwardPanel(self, self.progress, lambda: self.path.stem if self.path else None)
         self.docks = {name: self._dock(name, DOCK_TITLES[name], widget, area) for name, widget, area in (
             ("lessons", self.lesson_browser, left),
             ("notes", self.notes_view, left),
@@ -369,6 +369,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
         self.backward_panel.active_node_changed.connect(self._on_backward_panel_active_node_changed)
         self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
+        self.backward_panel.drill_judged.connect(lambda _verdict: self._show_progress())
         self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
         self.prediction_bar.skipped.connect(self._on_prediction_bar_skipped)
         self.lesson_browser.progress_reset_requested.connect(self._on_lesson_browser_progress_reset_requested)
