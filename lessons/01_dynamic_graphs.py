@@ -99,17 +99,18 @@ print("intermediate c (print it like any value):", c)
 # line raise, or will the program carry on with something in that entry?
 #
 # - Step over the lines one by one and watch the Variables view; nothing else stops you.
-# - The loop `for name, value in steps` checks each intermediate with `torch.isnan` ("not a
-#   number") in the order they were computed and reports the first one that holds NaN.
-#   GradStep asks which one it finds.
+# - `first_with_nan` checks each intermediate with `torch.isnan` ("not a number") in the
+#   order they were computed and returns the name of the first one that holds NaN. Before
+#   `first_nan = first_with_nan(steps)` runs, GradStep asks which one it finds.
 # [zh]
 # ## 对负数取对数
 # `data - 1.0` 里有一个负数，下一行对它取 `torch.log`。这一行会抛出异常，
 # 还是程序会带着那个位置上的某个值继续运行？
 #
 # - 逐行单步执行，同时观察变量视图；没有别的东西会拦住你。
-# - 循环 `for name, value in steps` 按计算顺序用 `torch.isnan`（NaN 即 Not a Number，非数值）
-#   检查每个中间结果，报告第一个含有 NaN 的结果。GradStep 会问你它找到的是哪一个。
+# - `first_with_nan` 按计算顺序用 `torch.isnan`（NaN 即 Not a Number，非数值）检查每个中间结果，
+#   返回第一个含有 NaN 的结果的名字。在 `first_nan = first_with_nan(steps)` 执行之前，
+#   GradStep 会问你它找到的是哪一个。
 
 # %%
 data = torch.tensor([2.0, 0.5, 3.0, -1.0])
@@ -121,11 +122,17 @@ print("logged:", logged)
 print("result:", result)
 
 steps = [("shifted", shifted), ("logged", logged), ("scaled", scaled), ("result", result)]
-first_nan = None
-for name, value in steps:
-    if torch.isnan(value).any():
-        first_nan = name  # predict: first_nan | shifted | logged | scaled | result
-        break
+
+
+def first_with_nan(named):
+    """The name of the first (name, tensor) pair of ``named`` whose tensor holds a NaN, or None."""
+    for name, value in named:
+        if torch.isnan(value).any():
+            return name
+    return None
+
+
+first_nan = first_with_nan(steps)  # predict: first_nan | shifted | logged | scaled | result
 
 # %% [markdown]
 # [en]

@@ -101,3 +101,88 @@ def test_the_notes_shown_at_a_prediction_do_not_state_its_answer(path):
             if tells(entry[1], notes_for_line(lesson, prediction.line, lang)):
                 told.append(f"line {prediction.line} [{lang}]: {prediction.expression} = {entry[1]}")
     assert told == [], "the note shown while GradStep asks already tells the answer"
+
+
+# ---- the Variables view at a prediction ---------------------------------------------------------
+
+
+def _shown_values(summary: dict) -> list[str]:
+    """What the Variables view shows of one variable that could read as an answer: a string or a number whole.
+
+    A tensor's row shows a preview and statistics, not an answer to compare: the values a tensor answer
+    states are the notes' business (above). True, False and None are too common to count.
+    """
+    if summary.get("type") == "str" and isinstance(summary.get("value"), str):
+        return [summary["value"]]
+    value = summary.get("value")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [repr(value)]
+    return []
+
+
+def shows(answer: str, variables: dict[str, dict]) -> list[str]:
+    """The variables whose shown value is ``answer`` (a name, or a number of two characters or more)."""
+    found = []
+    for name, summary in variables.items():
+        for shown in _shown_values(summary):
+            if _SCALAR.match(answer) and _SCALAR.match(shown):
+                if len(answer) >= 2 and _same([float(answer)], [float(shown)]):
+                    found.append(name)
+            elif shown == answer and answer not in ("True", "False", "None"):
+                found.append(name)
+    return found
+
+
+@pytest.mark.parametrize(("answer", "variables", "found"), [
+    ("logged", {"name": {"type": "str", "value": "logged"}}, ["name"]),
+    ("logged", {"logged": {"type": "Tensor", "shape": [4]}}, []),  # the row of the value, not the answer
+    ("13", {"nodes": {"type": "int", "value": 13}}, ["nodes"]),
+    ("1", {"count": {"type": "int", "value": 1}}, []),
+    ("-1.0", {"z": {"type": "float", "value": -1.0}}, ["z"]),
+    ("None", {"first_nan": {"type": "NoneType", "value": None}}, []),
+])
+def test_what_counts_as_a_variable_showing_the_answer(answer, variables, found):
+    assert shows(answer, variables) == found
+
+
+@pytest.mark.timeout(600)
+def test_the_variables_shown_at_a_prediction_do_not_hold_its_answer(tmp_path):
+    """Lesson 1 asked ``first_nan`` on ``first_nan = name`` while Variables showed ``name = 'logged'``."""
+    import queue
+    import shutil
+
+    from conftest import borrow, give_back
+
+    from app import messages as m
+
+    shutil.copy(LESSONS / "course.py", tmp_path / "course.py")
+    shown = []
+    for path in LESSON_FILES:
+        lesson = parse_lesson(path)
+        copy = tmp_path / path.name
+        copy.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        answers = {p.line: (p.expression, entry[1])
+                   for p, entry in zip(lesson.predictions, ANSWERS[path.stem], strict=True)}
+        pending = dict.fromkeys(answers)
+        events: queue.Queue = queue.Queue()
+        session = borrow(events.put)
+        try:
+            session.breakpoints[str(copy)] = dict(pending)
+            session.start(str(copy), stop_on_entry=False)
+            while not isinstance(message := events.get(timeout=120), m.Ended):
+                if not isinstance(message, m.Paused):
+                    continue
+                snapshot = message.snapshot
+                line = snapshot["line"]
+                if snapshot["event"] == "line" and snapshot["file"] == str(copy) and line in pending:
+                    del pending[line]  # asked once per run
+                    session.set_breakpoints(str(copy), dict(pending))
+                    expression, answer = answers[line]
+                    names = shows(answer, {**snapshot["globals"], **snapshot["vars"]})
+                    if names:
+                        shown.append(f"{path.stem} line {line}: {expression} = {answer} is shown as {names}")
+                session.resume()
+        finally:
+            give_back(session)
+        assert message.status == "ok", (path.stem, message.error)
+    assert shown == [], "the Variables view shows the answer while GradStep asks"
