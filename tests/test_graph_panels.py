@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsView, QLabel, QPlainTextEdit
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsSimpleTextItem, QGraphicsView, QLabel, QPlainTextEdit
 from test_backward_panel import table_rows
-from test_graph_view import boxes, click, outline
+from test_graph_view import boxes, canvas, click, outline
 from test_main_window import press, wait_paused
 
 from widgets.graph_view import PALETTE
@@ -221,3 +221,48 @@ def test_inside_a_hook_the_empty_graph_says_backward_is_running(qtbot, window_on
     assert snapshot["function"] == "double_grad" and snapshot["in_backward"] is True
     assert message.isVisible() and message.text().startswith("backward() is running")
     assert "No tensor requires grad" not in message.text()
+
+
+def named(window, name: str) -> list[int]:
+    """The ids of the drawn nodes whose box says ``name``."""
+    return [item.data(0) for item in canvas(window.graph_view).scene().items()
+            if isinstance(item, QGraphicsSimpleTextItem) and item.text() == name and item.isVisible()
+            and not isinstance(item.parentItem(), QGraphicsPathItem)]
+
+
+def freed_look(window, node_id: int) -> tuple[bool, list[str]]:
+    """Whether the node's box is drawn dashed, and the marks on it (the texts of the small tags it carries)."""
+    box = boxes(window.graph_view)[node_id]
+    marks = [item.text() for item in canvas(window.graph_view).scene().items()
+             if isinstance(item, QGraphicsSimpleTextItem) and item.data(0) == node_id and item.isVisible()
+             and isinstance(item.parentItem(), QGraphicsPathItem) and not item.text().endswith("→")]
+    return box.pen().style() == Qt.PenStyle.DashLine, marks
+
+
+def test_run_backward_draws_the_nodes_whose_saved_tensors_it_freed_as_freed(qtbot, window):
+    """Lesson 01 at 1280x800: after Run backward() the details said freed, but the drawing did not change."""
+    at_done(qtbot, window)
+    graph = window.graph_view
+    [mul], [leaf] = named(window, "MulBackward0"), named(window, "x")
+    before = graph.grab().toImage()
+    assert freed_look(window, mul) == (False, [])
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(window.backward_panel.backward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: freed_look(window, mul) == (True, ["freed"]), timeout=10_000)
+    assert boxes(graph)[mul].brush().color().name() == PALETTE["freed"][0]
+    assert freed_look(window, leaf) == (False, [])  # a leaf saves nothing: it stays as it was
+    assert graph.grab().toImage() != before
+    click(qtbot, graph, mul)
+    assert "freed by backward()" in graph.findChild(QPlainTextEdit, "graph_details").toPlainText()
+
+
+def test_the_scripts_own_backward_leaves_its_graph_drawn_as_freed(qtbot, window_on):
+    """Lesson 03 at 1600: after the script's loss.backward() every node looked live."""
+    win = window_on(LESSON.replace("done = True", "loss.backward()\ndone = True"), "own_backward.py")
+    qtbot.waitUntil(win.isActiveWindow)  # Ctrl+F10 works in the active window
+    win.code_view.go_to_line(7)
+    press(qtbot, win, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_paused(qtbot, win, 7)
+    ops = named(win, "MulBackward0") + named(win, "PowBackward0")
+    assert len(ops) == 2
+    qtbot.waitUntil(lambda: all(freed_look(win, i) == (True, ["freed"]) for i in ops), timeout=10_000)

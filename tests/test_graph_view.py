@@ -318,13 +318,13 @@ def test_the_legend_says_what_node_and_edge_colours_mean_in_english_and_chinese(
 
     legend = view.findChild(GraphLegend, "graph_legend")
     assert legend.isVisible() and legend.height() >= legend.heightForWidth(legend.width())
-    assert legend.texts() == ["leaf", "operation", "a variable's grad_fn", "custom Function", "new this step", "freed",
-                              "to an input", "a shared lane to an input"]
+    assert legend.texts() == ["leaf", "operation", "a variable's grad_fn", "custom Function", "new this step",
+                              "saved tensors freed", "left the graph", "to an input", "a shared lane to an input"]
     i18n.set_language("zh")
     try:
         view.retranslate()
         texts = legend.texts()
-        assert texts[:2] == ["叶子节点", "操作"] and "这一步新建" in texts and "已释放" in texts
+        assert texts[:2] == ["叶子节点", "操作"] and "这一步新建" in texts and "保存的张量已释放" in texts
     finally:
         i18n.set_language("en")
 

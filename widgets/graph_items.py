@@ -36,6 +36,7 @@ PALETTE = {
     "selected": "#111827",
     "active": ("#fca5a5", "#dc2626"),
     "removed": "#c0c4cc",
+    "freed": ("#eceef1", "#8b93a1"),  # a backward released the node's saved tensors: it cannot run again
     "origin": "#0e7490",  # made by the code line under the mouse
 }
 
@@ -58,6 +59,7 @@ class DrawnNode:
     shape: str
     texts: list[QGraphicsSimpleTextItem] = field(default_factory=list)
     tag: QGraphicsPathItem | None = None
+    freed_mark: QGraphicsPathItem | None = None
 
 
 class EdgeChunk(QGraphicsRectItem):

@@ -16,7 +16,8 @@ ENTRIES = (
     ("root", N_("a variable's grad_fn")),
     ("custom", N_("custom Function")),
     ("new", N_("new this step")),
-    ("removed", N_("freed")),
+    ("freed", N_("saved tensors freed")),
+    ("removed", N_("left the graph")),
     ("edge", N_("to an input")),
     ("lane", N_("a shared lane to an input")),
 )
@@ -24,8 +25,9 @@ ENTRIES = (
 SWATCH = 20.0
 GAP = 12.0
 ROW_PADDING = 4.0
-#: Fill and outline of the swatches that are a state, not a kind: new is outlined amber, a freed node fades grey.
-_SWATCH_COLOURS = {"new": (PALETTE["op"][0], PALETTE["new"]),
+#: Fill and outline of the swatches that are a state, not a kind: new is outlined amber, a node whose saved
+#: tensors a backward freed is grey and dashed, a node that left the graph fades grey.
+_SWATCH_COLOURS = {"new": (PALETTE["op"][0], PALETTE["new"]), "freed": PALETTE["freed"],
                    "removed": (QColor(PALETTE["removed"]).lighter(120).name(), PALETTE["removed"])}
 
 
@@ -97,7 +99,7 @@ class GraphLegend(QWidget):
                     painter.drawLine(QPointF(box.right() - 5, middle + 3), QPointF(box.right(), middle))
             else:
                 fill, outline = _SWATCH_COLOURS.get(swatch) or PALETTE[swatch]
-                style = Qt.DashLine if swatch == "custom" else Qt.SolidLine
+                style = Qt.DashLine if swatch in ("custom", "freed") else Qt.SolidLine
                 painter.setPen(make_pen(outline, 2.0 if swatch == "new" else 1.2, style=style))
                 painter.setBrush(QBrush(QColor(fill)))
                 painter.drawRect(box)

@@ -12,7 +12,8 @@ Features
   drawn once and labelled once for a weight used by every step; no line passes over another
   node or runs on top of a line into another node (see :mod:`app.graph_layout`).
 - Nodes new at this pause are outlined in amber; removed ones fade out; nothing already drawn
-  moves when the graph grows.
+  moves when the graph grows. A node whose saved tensors a backward freed is grey with a dashed
+  outline and a small ``freed`` mark: it is still in the graph, but a second backward through it raises.
 - The view frames itself (``Follow new nodes``, on by default): after every pause the nodes
   the step made and their direct inputs are in view at a readable zoom (node text at least
   9 px tall), the whole graph when it fits at that zoom. The learner's own zoom and scroll
@@ -46,7 +47,7 @@ from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QVariantAnimation, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSizeF, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -81,6 +82,7 @@ from PySide6.QtWidgets import (
 
 from app.graph_layout import LayeredLayout
 from app.i18n import N_, join_words, tr
+from app.result_basis import has_freed
 from widgets.graph_details import code_spans, name_lines, node_details, shape_text
 from widgets.graph_export import write_png, write_svg
 from widgets.graph_framing import FRAME_MARGIN, fit_scale, scroll_to_show, show_uncut, visible_rect, zoom_on
@@ -737,6 +739,7 @@ class GraphView(QWidget):
             self._draw_texts(drawn, lines)
             self._groups.resized(drawn.node["id"])
             self._update_lanes([drawn.node["id"]])
+        self._restyle({drawn.node["id"]})  # its saved tensors freed by a backward: drawn as freed
         if self._selected == drawn.node["id"]:
             self._show_details(drawn.node["id"])
 
@@ -949,7 +952,7 @@ class GraphView(QWidget):
             drawn = self._drawn.pop(node_id)
             self._rows[int(drawn.box.pos().y() // RANK_PITCH)].discard(node_id)
             drawn.box.setBrush(QColor(PALETTE["removed"]).lighter(120))
-            items = [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else [])
+            items = [drawn.box, *drawn.texts] + [i for i in (drawn.tag, drawn.freed_mark) if i is not None]
             for item in items:  # a ghost is no node: the id may come back, drawn anew, while this fades
                 item.setData(0, None)
             fading += items
@@ -1016,21 +1019,53 @@ class GraphView(QWidget):
             states = (("active", node_id == self._active), ("selected", node_id == self._selected),
                       ("origin", node_id in self._origin_marked), ("highlight", node_id in self._highlighted),
                       ("new", node_id in self._new))
-            pen, brush = self._style(kind, next((state for state, on in states if on), ""))
+            freed = has_freed(drawn.node)
+            pen, brush = self._style(kind, next((state for state, on in states if on), ""), freed)
             drawn.box.setPen(pen)
             drawn.box.setBrush(brush)
+            self._mark_freed(drawn, freed)
 
-    def _style(self, kind: str, state: str) -> tuple[QPen, QBrush]:
-        key = (kind, state)
+    def _style(self, kind: str, state: str, freed: bool = False) -> tuple[QPen, QBrush]:
+        """The pen and brush of a node of ``kind`` in ``state``; one whose saved tensors a backward freed is
+        grey and dashed (a state's outline colour stays, so a selected or active freed node still shows it)."""
+        key = (kind, state, freed)
         if key not in self._styles:
-            fill, outline = PALETTE[kind]
-            dashed = Qt.DashLine if kind == "custom" else Qt.SolidLine
+            fill, outline = PALETTE["freed"] if freed else PALETTE[kind]
+            dashed = Qt.DashLine if kind == "custom" or freed else Qt.SolidLine
             if state == "active":
                 fill, outline = PALETTE["active"]
             elif state:
                 outline = PALETTE[state]
             self._styles[key] = (make_pen(outline, 3.0 if state else 1.2, style=dashed), QBrush(QColor(fill)))
         return self._styles[key]
+
+    def _mark_freed(self, drawn: DrawnNode, freed: bool) -> None:
+        """Put the small ``freed`` mark on the top-left corner of a node whose saved tensors were freed, or take
+        it off: the node is in the graph still, but a second backward through it raises."""
+        if (drawn.freed_mark is not None) == freed:
+            return
+        if not freed:
+            self._scene.removeItem(drawn.freed_mark)
+            drawn.freed_mark = None
+            return
+        text = tr("freed")
+        metrics = QFontMetricsF(self._small)
+        width, height = metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+        corner = drawn.box.pos() + QPointF(-drawn.width / 2 + 4, -drawn.height / 2 - height / 2)
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(corner, QSizeF(width, height)), 3, 3)
+        mark = QGraphicsPathItem(path, self._text_layer)
+        mark.setBrush(QColor("#ffffff"))
+        mark.setPen(make_pen(PALETTE["freed"][1], 1.0, cosmetic=True))
+        mark.setData(0, drawn.node["id"])
+        mark.setToolTip(tr("saved tensors freed"))
+        label = QGraphicsSimpleTextItem(text, mark)
+        label.setFont(self._small)
+        label.setBrush(QColor(PALETTE["freed"][1]).darker(130))
+        label.setPos(corner + QPointF(4, 1))
+        label.setData(0, drawn.node["id"])
+        mark.setVisible(drawn.box.isVisible())
+        drawn.freed_mark = mark
 
     def _show_details(self, node_id: int) -> None:
         """Show a node's details, the code in them set as code (the backticks around it were shown as they are)."""
@@ -1173,6 +1208,10 @@ class GraphView(QWidget):
         self._legend.retranslate()
         self.set_waiting_leaves(self._waiting, self._in_backward)
         self._groups.relabel()
+        for drawn in self._drawn.values():  # the freed marks, in the new language
+            if drawn.freed_mark is not None:
+                self._mark_freed(drawn, False)
+                self._mark_freed(drawn, True)
         if self._selected is not None and self._selected in self._drawn:
             self._show_details(self._selected)
 
@@ -1200,7 +1239,7 @@ class GraphView(QWidget):
         for node_id in ids:
             drawn = self._drawn[node_id]
             shown = self._groups.collapsed_box(node_id) is None
-            for item in [drawn.box, *drawn.texts] + ([drawn.tag] if drawn.tag is not None else []):
+            for item in [drawn.box, *drawn.texts] + [i for i in (drawn.tag, drawn.freed_mark) if i is not None]:
                 item.setVisible(shown)
         chunks = {id(chunk): chunk for edge, chunk in self._chunks.items()
                   if edge[0] in ids or self._target_of(edge) in ids}
