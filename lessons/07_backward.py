@@ -31,20 +31,18 @@ torch.manual_seed(0)
 # %% [markdown]
 # [en]
 # ## A scalar loss and its analytic gradient
-# With `h = x * w` and `loss = sum(h**2)`, the chain rule gives
-# dloss/dw = 2 * h * x = 2 * w * x**2.
+# With `h = x * w` and `loss = sum(h**2)`, the chain rule goes from `loss` to `h`, then
+# from `h` to `w`.
 #
-# - Before `loss.backward()` runs, GradStep asks what it puts in `w.grad`: the gradient at
-#   `h` (2 * h) is not yet the gradient at `w`. Step over it and compare `w.grad` with
-#   `expected` on the next line.
+# - Before `loss.backward()` runs, GradStep asks what it puts in `w.grad`: work it out
+#   with the chain rule and the values of `x` and `w`, then step over the line.
 # - `x` has no `.grad`: it does not require grad, so backward computes no gradient for it.
 # [zh]
 # ## 标量损失与解析梯度
-# 设 `h = x * w`，`loss = sum(h**2)`，
-# 由链式法则得 dloss/dw = 2 * h * x = 2 * w * x**2。
+# 设 `h = x * w`，`loss = sum(h**2)`，链式法则先从 `loss` 走到 `h`，再从 `h` 走到 `w`。
 #
 # - 在 `loss.backward()` 执行之前，GradStep 会问你它在 `w.grad` 中填入了什么：
-#   `h` 处的梯度（2 * h）还不是 `w` 处的梯度。单步执行后，把 `w.grad` 与下一行的 `expected` 比较。
+#   用链式法则和 `x`、`w` 的值算一算，然后单步执行这一行。
 # - `x` 没有 `.grad`：它不需要梯度，所以反向传播不会为它计算梯度。
 
 # %%
@@ -53,6 +51,20 @@ w = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 h = x * w
 loss = (h**2).sum()
 loss.backward()  # predict: w.grad | None | tensor([1., -4., 12.]) | tensor([1., -8., 36.])
+
+# %% [markdown]
+# [en]
+# ## The chain rule, worked out
+# dloss/dh = 2 * h, and dh/dw = x, so dloss/dw = 2 * h * x = 2 * w * x**2. The gradient
+# at `h` (2 * h) is not yet the gradient at `w`: it is multiplied by `x` on the way.
+# `expected` on the next line computes it by hand; compare it with `w.grad`.
+# [zh]
+# ## 链式法则算出来
+# dloss/dh = 2 * h，dh/dw = x，所以 dloss/dw = 2 * h * x = 2 * w * x**2。
+# `h` 处的梯度（2 * h）还不是 `w` 处的梯度：传到 `w` 的路上还要乘以 `x`。
+# 下一行的 `expected` 用手算出它，把它与 `w.grad` 比较。
+
+# %%
 expected = 2 * w.detach() * x**2
 print("w.grad:  ", w.grad)
 print("expected:", expected)
@@ -99,25 +111,22 @@ print("w.grad after a second backward:", w.grad, "| 2 * expected:", 2 * expected
 # `y = A @ v` has two entries. `y.backward()` alone fails: "grad can be implicitly created
 # only for scalar outputs" (printed from the `try`).
 #
-# The Jacobian of `y` with respect to `v` is J[i, j] = dy_i/dv_j = A[i, j], a 2x3 matrix.
-# `y.backward(gradient=u)` computes `u @ J`, the vector-Jacobian product: the gradient of
-# the scalar `sum(u * y)`. No Jacobian is ever built; each node only multiplies by its
-# local derivative.
+# The Jacobian of `y` with respect to `v` is the 2x3 matrix J[i, j] = dy_i/dv_j.
+# `y.backward(gradient=u)` computes `u @ J`, the vector-Jacobian product.
 #
-# - Before `y.backward(gradient=u)` runs, GradStep asks for `v.grad`: work out `u @ A`.
-#   Then compare `v.grad` with the printed `u @ A`.
+# - Before `y.backward(gradient=u)` runs, GradStep asks for `v.grad`: what is J for
+#   `y = A @ v`, and what is `u @ J` with the `u` of the line above?
 # - `torch.ones_like(y)` as `gradient` is the same as calling `y.sum().backward()`.
 # [zh]
 # ## 向量作为起点需要 `gradient`：向量-雅可比积
 # `y = A @ v` 有两个元素。直接调用 `y.backward()` 会失败：
 # “grad can be implicitly created only for scalar outputs”（由 `try` 打印出来）。
 #
-# `y` 对 `v` 的雅可比矩阵为 J[i, j] = dy_i/dv_j = A[i, j]，是一个 2x3 的矩阵。
-# `y.backward(gradient=u)` 计算的是 `u @ J`，即向量-雅可比积，也就是标量 `sum(u * y)` 的梯度。
-# 整个过程从不构造雅可比矩阵，每个节点只乘上自己的局部导数。
+# `y` 对 `v` 的雅可比矩阵是 2x3 的矩阵 J[i, j] = dy_i/dv_j。
+# `y.backward(gradient=u)` 计算的是 `u @ J`，即向量-雅可比积。
 #
-# - 在 `y.backward(gradient=u)` 执行之前，GradStep 会问你 `v.grad`：算一算 `u @ A`。
-#   然后把 `v.grad` 与打印出的 `u @ A` 比较。
+# - 在 `y.backward(gradient=u)` 执行之前，GradStep 会问你 `v.grad`：对 `y = A @ v` 来说 J 是什么？
+#   用上一行的 `u` 算出的 `u @ J` 又是什么？
 # - 用 `torch.ones_like(y)` 作为 `gradient`，与调用 `y.sum().backward()` 效果相同。
 
 # %%
@@ -130,6 +139,19 @@ except RuntimeError as err:
     print("backward on a vector:", err)
 u = torch.tensor([1.0, 10.0])
 y.backward(gradient=u)  # predict: v.grad | tensor([1., -8., 30.]) | tensor([3., 20.]) | tensor([1., 1., 1.])
+
+# %% [markdown]
+# [en]
+# ## u @ A
+# dy_i/dv_j = A[i, j], so J is `A` itself and `v.grad` is `u @ A`: the gradient of the
+# scalar `sum(u * y)`. No Jacobian is ever built; each node only multiplies by its local
+# derivative. Compare `v.grad` with the printed `u @ A`.
+# [zh]
+# ## u @ A
+# dy_i/dv_j = A[i, j]，所以 J 就是 `A` 本身，`v.grad` 就是 `u @ A`，也就是标量 `sum(u * y)` 的梯度。
+# 整个过程从不构造雅可比矩阵，每个节点只乘上自己的局部导数。把 `v.grad` 与打印出的 `u @ A` 比较。
+
+# %%
 print("v.grad:", v.grad, "| u @ A:", u @ A)
 
 # %% [markdown]

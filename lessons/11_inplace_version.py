@@ -33,23 +33,35 @@ x = torch.randn(3, requires_grad=True)
 # %% [markdown]
 # [en]
 # ## Watching _version
-# - Step over `b = x * 2`, then `b.add_(1)` and `b.mul_(3)`, watching `b._version` (the
-#   `version` column in the variables view): it counts the in-place changes made to `b`,
-#   starting from 0. GradStep asks for it after `b.add_(1)`, and again after `c = b + 1`.
-# - `b` is a non-leaf, and nothing in the graph saved `b` itself (`mul_` by a number saves
-#   only the number), so backward still works. GradStep asks what it puts in `x.grad`.
+# - Step over `b = x * 2` and look at `b._version` (the `_version` column in the variables
+#   view). `b.add_(1)` changes `b` in place: before it runs, GradStep asks what `b._version`
+#   will be after it.
 # [zh]
 # ## 观察 _version
-# - 依次单步执行 `b = x * 2`、`b.add_(1)` 和 `b.mul_(3)`，观察 `b._version`
-#   （变量视图中的 `version` 一列）：它从 0 开始，记录 `b` 被原地修改的次数。
-#   GradStep 会在 `b.add_(1)` 之后问你它的值，在 `c = b + 1` 之后再问一次。
-# - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
-#   仍然正常。GradStep 会问你它在 `x.grad` 中填入了什么。
+# - 单步执行 `b = x * 2`，看一看 `b._version`（变量视图中的 `_version` 一列）。
+#   `b.add_(1)` 原地修改 `b`：在它执行之前，GradStep 会问你之后 `b._version` 是多少。
 
 # %%
 b = x * 2
 print("b._version after creation:", b._version)
 b.add_(1)  # predict: b._version
+
+# %% [markdown]
+# [en]
+# ## The version counts in-place changes
+# - `b._version` started from 0 and counts the in-place changes made to `b`: `add_` made
+#   it 1. Step over `b.mul_(3)`, watching the `_version` column; GradStep asks for it again
+#   after `c = b + 1`.
+# - `b` is a non-leaf, and nothing in the graph saved `b` itself (`mul_` by a number saves
+#   only the number), so backward still works. GradStep asks what it puts in `x.grad`.
+# [zh]
+# ## 版本号记录原地修改
+# - `b._version` 从 0 开始，记录 `b` 被原地修改的次数：`add_` 让它变成 1。单步执行
+#   `b.mul_(3)`，观察 `_version` 一列；在 `c = b + 1` 之后 GradStep 会再问一次。
+# - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
+#   仍然正常。GradStep 会问你它在 `x.grad` 中填入了什么。
+
+# %%
 print("b._version after add_:", b._version)
 b.mul_(3)
 print("b._version after mul_:", b._version)

@@ -60,3 +60,14 @@ def test_the_chinese_notes_use_the_glossary_terms(path):
     wrong = [(section.start_line, hit) for section in parse_lesson(path).notes
              for hit in misused(section.text["zh"], variants)]
     assert wrong == []
+
+
+@pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
+def test_a_column_the_notes_name_is_one_the_variables_header_shows(path):
+    """Lesson 11 said "the `version` column" (and "`version` 一列") where the header reads `_version`."""
+    from widgets.variables_view import HEADERS
+
+    lesson = parse_lesson(path)
+    named = [(lang, name) for section in lesson.notes for lang, text in section.text.items()
+             for name in re.findall(r"`(\w+)` (?:column|一列|列)", text)]
+    assert [(lang, name) for lang, name in named if name not in HEADERS] == []

@@ -103,6 +103,34 @@ def test_the_notes_shown_at_a_prediction_do_not_state_its_answer(path):
     assert told == [], "the note shown while GradStep asks already tells the answer"
 
 
+#: Per lesson, the n-th prediction (0-based): how its answer is worked out, per language. The
+#: notes shown while GradStep asks must not hold it; the note after the line does.
+WORKINGS: dict[tuple[str, int], dict[str, list[str]]] = {
+    ("07_backward", 0): {lang: ["2 * w * x**2", "2 * h * x", "2 * h"] for lang in LANGUAGES},
+    ("07_backward", 2): {lang: ["u @ A", "A[i, j]"] for lang in LANGUAGES},
+    ("11_inplace_version", 0): {"en": ["counts the in-place changes", "from 0"],
+                                "zh": ["被原地修改的次数", "从 0 开始"]},
+}
+
+
+def note_after(lesson, line: int, lang: str) -> str:
+    """The first notes cell after ``line``: where a lesson explains the answer asked on it."""
+    section = next(s for s in lesson.sections if s.kind == "notes" and s.start_line > line)
+    return section.text[lang]
+
+
+@pytest.mark.parametrize(("stem", "index"), sorted(WORKINGS), ids=lambda v: str(v))
+def test_the_notes_shown_at_a_prediction_do_not_work_out_its_answer(stem, index):
+    """Lesson 7 asked for w.grad under "dloss/dw = 2 * w * x**2"; lesson 11 for b._version under "starting from 0"."""
+    lesson = parse_lesson(LESSONS / f"{stem}.py")
+    line = lesson.predictions[index].line
+    for lang, workings in WORKINGS[stem, index].items():
+        shown = notes_for_line(lesson, line, lang).replace("`", "")
+        after = note_after(lesson, line, lang).replace("`", "")
+        assert [w for w in workings if w in shown] == [], (lang, "told while asking")
+        assert [w for w in workings if w not in after] == [], (lang, "the note after the line explains it")
+
+
 # ---- the Variables view at a prediction ---------------------------------------------------------
 
 
