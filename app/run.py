@@ -29,6 +29,12 @@ def mark_of(snapshot: dict[str, Any]) -> str | None:
     return None
 
 
+def same_frame(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two pauses show the variables of the same frame (the same function at the same depth)."""
+    return len(a["stack"]) == len(b["stack"]) and a["function"] == b["function"] \
+        and a.get("frame_index", 0) == b.get("frame_index", 0)
+
+
 class Run:
     """A run of one lesson file, from its start to its end and after.
 
@@ -64,6 +70,8 @@ class Run:
         """Called when another step is in view: its index, or None for the live one."""
         self.on_ended: list[Callable[[m.Ended], None]] = []
         """Called once the run is over."""
+        self._before_live: dict[str, Any] | None = None  # the step before the live one, in its frame
+        self._before_past: tuple[int, dict[str, Any] | None] | None = None  # (index, its step before) of past()
 
     # ---- what happens ---------------------------------------------------------------
 
@@ -86,7 +94,8 @@ class Run:
     def add_pause(self, snapshot: dict[str, Any]) -> int:
         """The lesson paused (or passed a pause while recording); returns the step's index (-1 without history)."""
         self.output_before_pause, self.output_since_pause = self.output_since_pause, []
-        self.live = snapshot
+        previous, self.live = self.live, snapshot
+        self._before_live = previous if previous is not None and same_frame(previous, snapshot) else None
         recording = bool(snapshot.get("recording"))
         if not recording:
             self.viewing = None
@@ -108,6 +117,7 @@ class Run:
         if "vars" not in result or self.live is None:
             return None
         self.add_graph_change(result.get("graph") or {})
+        self._before_live = self.live
         self.live = {**self.live, "vars": result["vars"], "globals": result["globals"], "changed_by": kind}
         self.viewing = None
         return self._record(self.live, "action", False)
@@ -175,8 +185,31 @@ class Run:
         """Step ``index`` as recorded (with ``graph_full`` and ``output``), and the line of the step before it."""
         assert self.history is not None
         snapshot = self.history.snapshot(index)
-        previous = self.history.snapshot(index - 1)["line"] if index > self.first_index else None
-        return snapshot, previous
+        before = self.history.snapshot(index - 1) if index > self.first_index else None
+        self._before_past = (index, before if before is not None and same_frame(before, snapshot) else None)
+        return snapshot, before["line"] if before is not None else None
+
+    def before(self, index: int | None = None) -> dict[str, Any] | None:
+        """The step whose variables step ``index``'s are compared with: the one before it in the history.
+
+        What differs is what the step that led to ``index`` changed, whichever way the learner
+        arrived there (a step, the timeline, going live). ``None`` (the default) means the live
+        view, which after the end shows the module as the run left it: compared with the last
+        pause when that paused in the module. Returns None when there is no step before (the
+        first one, or one dropped to stay within the budget) or it paused in another frame.
+        """
+        live = index is None or index >= self.live_index
+        if live and self.ended is not None and self.ended.variables is not None:
+            paused = self.live
+            return paused if paused is not None and paused["function"] == "<module>" else None
+        if live:
+            return self._before_live
+        if self.history is None:
+            return None
+        if self._before_past is None or self._before_past[0] != index:
+            self.past(index)
+        assert self._before_past is not None
+        return self._before_past[1]
 
     def live_graph(self) -> dict[str, Any]:
         """The whole graph of the newest step."""

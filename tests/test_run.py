@@ -132,3 +132,24 @@ def test_each_run_of_a_session_has_its_own_generation(tmp_path):
         assert session.generation == first + 1
     finally:
         session.close()
+
+
+def test_the_step_before_is_the_one_before_in_the_history_whichever_step_was_shown_last():
+    """Variables compared a step with whatever it showed before, so going live from the past tinted
+    every name that differed from the past step."""
+    run = Run("lesson.py")
+    for step in range(1, 6):
+        run.add_pause(pause(step, step, a=step))
+    assert run.before()["step"] == 4  # the live step's
+    run.view(1)
+    assert run.past(1)[0]["step"] == 2 and run.before(1)["step"] == 1
+    assert run.before(3)["step"] == 3 and run.before(0) is None  # the first step has none before it
+    run.go_live()
+    assert run.before()["step"] == 4
+    run.add_change("console", {"vars": {"a": {"type": "int", "repr": "50"}}, "globals": {}, "graph": {}})
+    assert run.before()["step"] == 5 and run.before()["vars"]["a"]["repr"] == "5"
+    inside = {**pause(6, 9, b=1), "function": "f", "stack": [{"function": "f", "line": 9}] * 2}
+    run.add_pause(inside)
+    assert run.before() is None and run.before(run.live_index) is None  # another frame: nothing to compare with
+    run.end(m.Ended("ok", variables={"a": {"type": "int", "repr": "7"}}))
+    assert run.before() is None  # the end shows the module; the last pause was in f

@@ -234,3 +234,44 @@ def test_when_a_recording_stops_at_its_limit_the_graph_shows_every_node_it_recor
     expected = {node["id"] for node in window.run.live_graph()["nodes"]}
     assert len(expected) >= 2  # y = w * i made nodes while recording
     assert set(boxes(window.graph_view)) == expected
+
+
+def tinted(win):
+    """The rows Variables tints as changed by the step that led to the one in view."""
+    model = win.variables_view.model
+    return {path.lstrip(":") for path in model.paths()
+            if model.index_for_path(path).siblingAtColumn(1).data(Qt.ItemDataRole.BackgroundRole) is not None}
+
+
+@pytest.fixture
+def steps_window(window_on):
+    """A window on a lesson whose every line changes one variable, but for a print."""
+    return window_on("import torch\na = torch.ones(2)\nb = a * 2\nprint('b', b)\na.add_(1)\nc = b + 1\n"
+                     "done = 1\n", "tint.py")
+
+
+def test_the_changed_tint_says_what_the_step_that_led_here_changed_however_the_learner_arrived(qtbot, steps_window):
+    """Drag the timeline from live back to a print: rows were tinted though the print changed
+    nothing (compared with the live step shown before); Shift+F10 to the line before it: nothing
+    tinted; back to live: every name that differed from that past step was tinted."""
+    window = steps_window
+    press(qtbot, window, Qt.Key.Key_F11)
+    wait_paused(qtbot, window, 1)
+    for line in range(2, 8):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    assert [entry[2] for entry in window.run.history.entries()] == [1, 2, 3, 4, 5, 6, 7]
+    assert tinted(window) == {"c"}  # line 6 made c
+    slider = window.timeline.findChild(QSlider, "timeline_slider")
+    slider.setSliderPosition(4)
+    slider.sliderMoved.emit(4)  # line 5 in view: the print on line 4 led there
+    assert window.run.viewing == 4 and window.code_view.current_line() == 5
+    assert tinted(window) == set()
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back: line 3 led there
+    assert window.run.viewing == 3 and tinted(window) == {"b"}
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.run.viewing is None and tinted(window) == {"c"}  # as before the look at the past
+    window.run.view(5)  # a.add_(1) led there: changed in place, not a new name
+    assert tinted(window) == {"a"}
+    tip = window.variables_view.model.index_for_path(":a").data(Qt.ItemDataRole.ToolTipRole)
+    assert "Changed by the step that led here: changed in place (_version 1)" in tip

@@ -158,19 +158,20 @@ def test_what_changed_since_the_last_pause_is_tinted_and_says_what(view, frame):
     w = torch.zeros(3)
     h = x * 2
     xs = [torch.zeros(1), torch.ones(1)]
-    view.set_snapshot(frame(x=x, w=w, h=h, n=1, same=5, xs=xs), {})
+    first = frame(x=x, w=w, h=h, n=1, same=5, xs=xs)
+    view.set_snapshot(first, {})
     assert all(cell(view, p, NAME, Qt.ItemDataRole.BackgroundRole) is None for p in view.model.paths())
 
     h = x + 1
     h.sum().backward()
     w.add_(1)
     xs[1] = torch.full((1,), 7.0)
-    view.set_snapshot(frame(x=x, w=w, h=h, n=2, same=5, xs=xs, loss=h.sum()), {})
+    view.set_snapshot(frame(x=x, w=w, h=h, n=2, same=5, xs=xs, loss=h.sum()), {}, before={"vars": first, "globals": {}})
 
     def change(path: str) -> str:
         assert cell(view, path, VALUE, Qt.ItemDataRole.BackgroundRole) is not None, path
         assert cell(view, path, NAME, Qt.ItemDataRole.FontRole).bold()
-        return cell(view, path, NAME, Qt.ItemDataRole.ToolTipRole).split("Changed since the last pause: ")[1]
+        return cell(view, path, NAME, Qt.ItemDataRole.ToolTipRole).split("Changed by the step that led here: ")[1]
 
     assert change(":x") == ".grad appeared"
     assert change(":w") == "changed in place (_version 1)"
@@ -185,7 +186,7 @@ def test_what_changed_since_the_last_pause_is_tinted_and_says_what(view, frame):
 
 def test_another_frame_or_run_marks_nothing_changed(view, frame):
     view.set_snapshot(frame(n=1), {})
-    view.set_snapshot(frame(n=2, m=3), {}, same_frame=False)
+    view.set_snapshot(frame(n=2, m=3), {})  # no step before it in this frame
     assert cell(view, ":n", NAME, Qt.ItemDataRole.BackgroundRole) is None
     assert cell(view, ":m", NAME, Qt.ItemDataRole.BackgroundRole) is None
 
@@ -195,7 +196,7 @@ def test_locals_and_globals_are_grouped_apart_except_in_the_module_frame(view, f
     assert row_names(view) == ["Locals", "Globals"]
     assert ["Locals:a", "Locals:t", "Globals:g"] == [p for p in view.model.paths() if ":" in p]
     assert (cell(view, "Locals", VALUE), cell(view, "Globals", VALUE)) == ("2 variables", "1 variable")
-    view.set_snapshot(frame(a=1, g=2), {}, same_frame=False)
+    view.set_snapshot(frame(a=1, g=2), {})
     assert row_names(view) == ["a", "g"]
     view.clear()
     assert view.model.rowCount() == 0
@@ -259,11 +260,12 @@ def test_expanded_rows_the_current_row_and_the_scroll_position_survive_a_pause(q
 
 def test_a_pause_with_the_same_variables_updates_the_rows_in_place(qtbot, view, frame):
     a, b = torch.zeros(2), torch.ones(2)
-    view.set_snapshot(frame(a=a, b=b, t=0), {})
+    first = frame(a=a, b=b, t=0)
+    view.set_snapshot(first, {})
     row_a = view.model.index_for_path(":a")
     a.add_(5)
     with qtbot.assertNotEmitted(view.model.modelReset), qtbot.waitSignal(view.model.dataChanged):
-        view.set_snapshot(frame(a=a, b=b, t=1), {})
+        view.set_snapshot(frame(a=a, b=b, t=1), {}, before={"vars": first, "globals": {}})
     assert view.model.index_for_path(":a") == row_a  # the very row, not a new one
     assert view.model.index_for_path(":a").data(SUMMARY_ROLE)["values"].tolist() == [5.0, 5.0]
     assert cell(view, ":a", VERSION) == "1"

@@ -844,9 +844,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_previous_line(self.run.just_ran)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
         self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
-        same_frame = previous is not None and len(previous["stack"]) == len(snapshot["stack"]) \
-            and previous["function"] == snapshot["function"]
-        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=same_frame)
+        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], before=self.run.before())
         if previous is not None and previous.get("recording"):
             # The recording ends here: the panels skipped its pauses' graph changes, so they get the whole graph.
             self._show_live_graph()
@@ -886,7 +884,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_previous_line(previous_line)
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
         self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
-        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
+        self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], before=self.run.before(index))
         self.stack_view.set_stack(snapshot["stack"], 0)
         self.notes_view.show_line(snapshot["line"])
         self.graph_view.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
@@ -919,9 +917,9 @@ class MainWindow(QMainWindow):
             self.code_view.set_previous_line(run.just_ran if live else None)
             self.code_view.set_operation_span(snapshot["op"]["span"] if live and "op" in snapshot else None)
             if run.is_over and run.ended.variables is not None:  # the module as the run left it
-                self.variables_view.set_snapshot(run.ended.variables, {}, same_frame=True)
+                self.variables_view.set_snapshot(run.ended.variables, {}, before=run.before())
             else:
-                self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], same_frame=True)
+                self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], before=run.before())
             if run.is_over:
                 self.stack_view.clear()
             else:
@@ -950,7 +948,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_current_line(None)
         self.code_view.set_previous_line(None)  # nothing is about to run, and what ran last is not one line
         if ended.variables is not None:  # the module as the run left it, not as at the last pause
-            self.variables_view.set_snapshot(ended.variables, {}, same_frame=True)
+            self.variables_view.set_snapshot(ended.variables, {}, before=self.run.before() if self.run else None)
         self.console.set_input_enabled(False, "ended")
         self.backward_panel.set_enabled_for_state(False, "ended")
         self.stack_view.clear()
@@ -987,7 +985,7 @@ class MainWindow(QMainWindow):
 
         def show(result: dict[str, Any]) -> None:
             if result.get("ok"):
-                self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=False)
+                self.variables_view.set_snapshot(result["vars"], result["globals"])  # another frame: nothing to compare
                 self.backward_panel.set_snapshot(result["vars"])
                 self._apply_graph(result.get("graph"))
                 self.run.add_graph_change(result.get("graph") or {})
@@ -1037,7 +1035,7 @@ class MainWindow(QMainWindow):
         # the step it belongs to: a change of the frame is a step of its own (recorded below)
         self.backward_panel.show_result(kind, result, self.run.live_index + (1 if "vars" in result else 0))
         if "vars" in result:
-            self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
+            self.variables_view.set_snapshot(result["vars"], result["globals"], before=self.run.live)
             self.backward_panel.set_snapshot(result["vars"])
         self._apply_graph(result.get("graph"))
         if "vars" in result:  # the frame changed: a step of the history
@@ -1085,7 +1083,7 @@ class MainWindow(QMainWindow):
         def show(result: dict[str, Any]) -> None:
             self._transcript().add_result(expression, result)
             if "vars" in result:  # a statement: it may have changed the lesson, as a line of it would
-                self.variables_view.set_snapshot(result["vars"], result["globals"], same_frame=True)
+                self.variables_view.set_snapshot(result["vars"], result["globals"], before=self.run.live)
                 self.backward_panel.set_snapshot(result["vars"])
                 self._apply_graph(result.get("graph"))
                 self.run.add_change("console", result)

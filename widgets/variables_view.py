@@ -12,7 +12,8 @@ Features
 - Modules expand to their parameters, lists, tuples and dicts to their items, a PackedSequence to
   its tensors; each row knows the expression that evaluates to it (``xs[0]``, ``model.fc.weight``,
   ``d['k']``), which :attr:`VariablesView.tensor_selected` carries.
-- What changed since the previous pause in the same frame is tinted and bold, and its tooltip
+- What the step that led to the shown one changed (compared with the step before it in the
+  run's history, in the same frame, however the learner arrived) is tinted and bold; its tooltip
   says what: a new name, a new value, a new ``grad_fn``, ``.grad`` appeared. A collapsed parent
   says which of its children changed.
 - Expanded rows, the current row and the scroll position survive every pause.
@@ -283,6 +284,27 @@ def _children(summary: dict[str, Any], expression: str | None) -> list[tuple[str
     return [(f"{base}[{i}]", f"{expression}[{i}]" if expression else None, item) for i, item in enumerate(items)]
 
 
+def _groups(variables: dict[str, Any], globals_: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(group, namespace) pairs: Locals and Globals apart, or one unnamed group in the module frame."""
+    return [(LOCALS, variables), (GLOBALS, globals_)] if globals_ else [("", variables)]
+
+
+def summaries_by_path(variables: dict[str, Any], globals_: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every row's summary by its path (``Locals:xs[0]``), as the tree would lay the namespaces out."""
+    out: dict[str, dict[str, Any]] = {}
+
+    def add(path: str, expression: str | None, summary: dict[str, Any]) -> None:
+        out[path] = summary
+        prefix = path.split(":", 1)[0]
+        for child_name, child_expr, child_summary in _children(summary, expression):
+            add(f"{prefix}:{child_expr or child_name}", child_expr, child_summary)
+
+    for group, namespace in _groups(variables, globals_):
+        for name, summary in namespace.items():
+            add(f"{group}:{name}", name, summary)
+    return out
+
+
 def summary_line(summary: dict[str, Any]) -> str:
     """A value's summary in one line, as the Value column shows it."""
     if is_tensor(summary):
@@ -335,9 +357,8 @@ class VariablesModel(QAbstractItemModel):
         self._by_path: dict[str, _Node] = {}
         self._vars: dict[str, Any] = {}
         self._globals: dict[str, Any] = {}
-        # Summaries by path of the shown and of the previous snapshot; None when there is nothing to compare with.
+        # Summaries by path of the step before the shown one; None when there is nothing to compare with.
         self._previous: dict[str, dict[str, Any]] | None = None
-        self._current: dict[str, dict[str, Any]] | None = None
         self._filter = ""
         self._marked: set[str] = set()
         self._bold = QFont()
@@ -346,12 +367,14 @@ class VariablesModel(QAbstractItemModel):
 
     # ---- public API -------------------------------------------------------------------------
 
-    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any], same_frame: bool = True) -> bool:
-        """Show a pause's variables; rows differing from the previous snapshot are marked when ``same_frame``.
+    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any],
+                     before: dict[str, Any] | None = None) -> bool:
+        """Show a pause's variables; rows differing from ``before``'s (a pause's ``vars`` and ``globals``) are marked.
 
         Returns whether the rows were laid out anew (other names), not only given new values.
         """
-        self._previous = self._current if same_frame else None
+        self._previous = summaries_by_path(before["vars"], before.get("globals") or {}) \
+            if before is not None else None
         self._vars, self._globals = variables, globals_
         return self._rebuild()
 
@@ -379,9 +402,7 @@ class VariablesModel(QAbstractItemModel):
         """Show nothing and forget the previous snapshot."""
         self._previous = None
         self._vars, self._globals = {}, {}
-        reset = self._rebuild()
-        self._current = None
-        return reset
+        return self._rebuild()
 
     def index_for_path(self, path: str) -> QModelIndex:
         """The index of the row with ``path`` (column 0), or an invalid index."""
@@ -411,9 +432,7 @@ class VariablesModel(QAbstractItemModel):
         view lay out and re-query every row: 5 ms of each step with 20 tensors in scope).
         """
         root = _Node("", "", None, None, None, "")
-        self._current = {}
-        groups = [(LOCALS, self._vars), (GLOBALS, self._globals)] if self._globals else [("", self._vars)]
-        for group, namespace in groups:
+        for group, namespace in _groups(self._vars, self._globals):
             parent = root
             if group:
                 parent = _Node(group, group, None, None, root, "")
@@ -450,7 +469,6 @@ class VariablesModel(QAbstractItemModel):
              top: str, child: bool) -> _Node:
         node = _Node(name, path, expression, summary, parent, top)
         parent.children.append(node)
-        self._current[path] = summary
         node.cells[VALUE] = summary_line(summary)
         if is_tensor(summary):
             _fill_tensor_cells(node, summary)
@@ -584,7 +602,7 @@ class VariablesModel(QAbstractItemModel):
             return None
         tip = self._cell_tip(node, summary, column)
         if node.change:
-            tip = tr("{tip}\n\nChanged since the last pause: {change}", tip=tip, change=node.change) if tip \
+            tip = tr("{tip}\n\nChanged by the step that led here: {change}", tip=tip, change=node.change) if tip \
                 else tr("Changed: {change}", change=node.change)
         return tip or None
 
@@ -712,7 +730,8 @@ class VariablesView(QWidget):
         """The tree view (for the window's focus handling and for tests)."""
         return self._tree
 
-    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any], same_frame: bool = True) -> None:
+    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any],
+                     before: dict[str, Any] | None = None) -> None:
         """Show a pause's variables, keeping expanded rows, the current row and the scroll position.
 
         Parameters
@@ -721,10 +740,13 @@ class VariablesView(QWidget):
             The frame's local variables: name → summary.
         globals_
             The module's globals, shown apart; empty in the module frame.
-        same_frame
-            False when the variables belong to another frame or another run: nothing is marked changed.
+        before
+            The step before the shown one in the run's history, in the same frame (its ``vars``
+            and ``globals``), as :meth:`app.run.Run.before` gives it: what differs from it is
+            what the step that led here changed, tinted. None marks nothing changed (the first
+            step, another frame, another run).
         """
-        self._keep_place(lambda: self.model.set_snapshot(variables, globals_, same_frame))
+        self._keep_place(lambda: self.model.set_snapshot(variables, globals_, before))
 
     def retranslate(self) -> None:
         """Show the headers, the filter's placeholder and the tooltips in the current language."""
