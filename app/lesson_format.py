@@ -338,6 +338,10 @@ def notes_for_line(lesson: Lesson, line: int, lang: str) -> str:
     return chosen.text.get(lang) or chosen.text.get("en", "")
 
 
+def notes_after(lesson: Lesson, line: int) -> Section | None:
+    """The first notes cell below ``line``: where a lesson tells the answer to a prediction asked on it."""
+    return next((s for s in lesson.sections if s.kind == "notes" and s.start_line > line), None)
+
 def lesson_order(path: str | os.PathLike) -> int | None:
     """The order number of a lesson file name (``7`` for ``07_backward.py``), or None."""
     match = _LESSON_NAME.match(Path(path).name)

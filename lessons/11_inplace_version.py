@@ -56,8 +56,8 @@ b.add_(1)  # predict: b._version
 #   only the number), so backward still works. GradStep asks what it puts in `x.grad`.
 # [zh]
 # ## 版本号记录原地修改
-# - `b._version` 从 0 开始，记录 `b` 被原地修改的次数：`add_` 让它变成 1。单步执行
-#   `b.mul_(3)`，观察 `_version` 一列；在 `c = b + 1` 之后 GradStep 会再问一次。
+# - `b._version` 从 0 开始，记录 `b` 被原地修改的次数：`add_` 让它变成 1。
+#   单步执行 `b.mul_(3)`，观察 `_version` 一列；在 `c = b + 1` 之后 GradStep 会再问一次。
 # - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
 #   仍然正常。GradStep 会问你它在 `x.grad` 中填入了什么。
 

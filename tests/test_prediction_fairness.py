@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_exercises import ANSWERS
 
-from app.lesson_format import LANGUAGES, notes_for_line, parse_lesson
+from app.lesson_format import LANGUAGES, notes_after, notes_for_line, parse_lesson
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 LESSON_FILES = sorted(LESSONS.glob("[0-9][0-9]_*.py"))
@@ -113,12 +113,6 @@ WORKINGS: dict[tuple[str, int], dict[str, list[str]]] = {
 }
 
 
-def note_after(lesson, line: int, lang: str) -> str:
-    """The first notes cell after ``line``: where a lesson explains the answer asked on it."""
-    section = next(s for s in lesson.sections if s.kind == "notes" and s.start_line > line)
-    return section.text[lang]
-
-
 @pytest.mark.parametrize(("stem", "index"), sorted(WORKINGS), ids=lambda v: str(v))
 def test_the_notes_shown_at_a_prediction_do_not_work_out_its_answer(stem, index):
     """Lesson 7 asked for w.grad under "dloss/dw = 2 * w * x**2"; lesson 11 for b._version under "starting from 0"."""
@@ -126,7 +120,7 @@ def test_the_notes_shown_at_a_prediction_do_not_work_out_its_answer(stem, index)
     line = lesson.predictions[index].line
     for lang, workings in WORKINGS[stem, index].items():
         shown = notes_for_line(lesson, line, lang).replace("`", "")
-        after = note_after(lesson, line, lang).replace("`", "")
+        after = notes_after(lesson, line).text[lang].replace("`", "")
         assert [w for w in workings if w in shown] == [], (lang, "told while asking")
         assert [w for w in workings if w not in after] == [], (lang, "the note after the line explains it")
 

@@ -345,3 +345,32 @@ def test_box_labels_on_one_header_do_not_overlap_after_a_prediction(qtbot, open_
     captions = [item.caption.sceneBoundingRect() for item in scene.items() if isinstance(item, OriginBox)]
     assert len(captions) >= 2
     assert not [(a, b) for i, a in enumerate(captions) for b in captions[i + 1:] if a.intersects(b)]
+
+
+def test_after_a_verdict_the_notes_show_the_note_that_explains_it(qtbot, open_window):
+    """Lesson 20 said "The notes explain why" while the notes still showed the section that asked; the
+    explanation came only a few steps later, with the next section."""
+    settings.put("course/ask_predictions", True)
+    window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "20_be_the_engine.py", (1280, 800))
+    bar, notes = window.prediction_bar, window.notes_view
+    window.run_to_end()  # F8
+    asked = wait_paused(qtbot, window)["line"]
+    assert "len(order)" in bar_text(window)
+    qtbot.mouseClick(next(b for b in bar._choice_buttons if b.text() == "6"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    press(qtbot, window, Qt.Key.Key_F5)  # on to the next question: z.grad, on out.backward()
+    qtbot.waitUntil(lambda: bar.asking and "z.grad" in bar_text(window), timeout=30_000)
+    line = window.run.live["line"]
+    assert line > asked and "## Run the engine" in notes.text()
+    qtbot.mouseClick(next(b for b in bar._choice_buttons if b.text() == "-0.5"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert "The notes explain why" in bar.verdict_label.text()
+    assert window.run.live["line"] == line + 1  # the print below it: still the section that asked
+    assert notes.explaining and "## Why `+=`" in notes.text() and "`z.grad` is -1.0" in notes.text()
+    assert "Why +=" in notes.browser.toPlainText()  # what the learner reads, not only what was set
+    window.set_language("zh")
+    assert "## 为什么用 `+=`" in notes.text()
+    window.set_language("en")
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back: the question's own notes
+    qtbot.waitUntil(lambda: window.run.viewing is not None)
+    assert not notes.explaining and "## Run the engine" in notes.text()

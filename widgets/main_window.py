@@ -754,6 +754,7 @@ class MainWindow(QMainWindow):
         def show(result: dict[str, Any]) -> None:
             verdict = coach.verdict(prediction, answer, result)
             self.prediction_bar.show_verdict(verdict)
+            self.notes_view.explain(prediction.line)  # the note after the line says why
             right = verdict.right
             self._transcript().add_message(lambda: verdict_text(verdict),
                                            "info" if right is None else "success" if right else "error")

@@ -8,7 +8,7 @@ from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.i18n import tr
-from app.lesson_format import Lesson, LessonFormatError, notes_for_line, parse_lesson
+from app.lesson_format import Lesson, LessonFormatError, Section, notes_after, notes_for_line, parse_lesson
 
 #: Characters that Chinese and Japanese text runs together without spaces: CJK ideographs,
 #: kana, CJK punctuation and the full-width forms (，。：（） and the rest).
@@ -69,7 +69,11 @@ def join_wrapped_lines(markdown: str) -> str:
 
 
 class NotesView(QWidget):
-    """Shows a lesson's notes as Markdown; follows the line being run."""
+    """Shows a lesson's notes as Markdown; follows the line being run.
+
+    After a prediction's verdict it shows the note after the predicted line, which tells the
+    answer, until the run leaves the lines between the two (the verdict says "the notes explain why").
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -81,6 +85,8 @@ class NotesView(QWidget):
         self.lesson: Lesson | None = None
         self.language = "en"
         self._line = 1
+        self._explaining: tuple[int, Section] | None = None
+        """(predicted line, the note after it) while that note is shown in place of the line's own."""
         self._shown = ""
         self.set_source("")
 
@@ -91,6 +97,7 @@ class NotesView(QWidget):
         except LessonFormatError:
             self.lesson = None
         self._line = 1
+        self._explaining = None
         self._render()
 
     def set_language(self, language: str) -> None:
@@ -101,7 +108,21 @@ class NotesView(QWidget):
     def show_line(self, line: int) -> None:
         """Show the notes of the section ``line`` is in."""
         self._line = line
+        if self._explaining is not None and not self._explaining[0] < line < self._explaining[1].start_line:
+            self._explaining = None
         self._render()
+
+    def explain(self, line: int) -> None:
+        """A prediction asked on ``line`` has its verdict: show the note after that line, which explains it."""
+        explanation = notes_after(self.lesson, line) if self.lesson is not None else None
+        if explanation is not None and line < self._line < explanation.start_line:
+            self._explaining = (line, explanation)
+            self._render()
+
+    @property
+    def explaining(self) -> bool:
+        """Whether the note shown is the one after a prediction's line, not the current line's."""
+        return self._explaining is not None
 
     def text(self) -> str:
         """The Markdown shown now, with wrapped lines joined as :func:`join_wrapped_lines` does."""
@@ -112,7 +133,12 @@ class NotesView(QWidget):
             text = tr("This file has no lesson notes. Lessons put notes in `# %% [markdown]` cells; "
                       "see “Writing a lesson” in the README.")
         else:
-            text = join_wrapped_lines(notes_for_line(self.lesson, self._line, self.language))
+            if self._explaining is not None:
+                section = self._explaining[1]
+                notes = section.text.get(self.language) or section.text.get("en", "")
+            else:
+                notes = notes_for_line(self.lesson, self._line, self.language)
+            text = join_wrapped_lines(notes)
         if text != self._shown:
             self._shown = text
             self.browser.setMarkdown(text)
