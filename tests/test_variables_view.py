@@ -218,6 +218,26 @@ def test_group_rows_and_grad_states_are_words_of_the_interface_language(qtbot, v
     assert cell(view, "Locals:w", GRAD) == "none" and "Locals:w" in view.model.paths()
 
 
+def test_the_counts_of_containers_and_modules_are_worded_per_language_and_per_plural(qtbot, view, frame):
+    """Variables said "list · 6 items" in 中文 and "list · 1 items" in English."""
+    from app import i18n
+
+    one, six = [torch.ones(2)], [torch.ones(2)] * 6
+    view.set_snapshot(frame(one=one, six=six, lin=nn.Linear(1, 1, bias=False).eval()), {})
+    assert (cell(view, ":one", VALUE), cell(view, ":six", VALUE)) == ("list · 1 item", "list · 6 items")
+    assert cell(view, ":lin", VALUE).endswith(" · 1 tensor, 1 value, eval mode")
+    i18n.set_language("zh")
+    try:
+        view.retranslate()  # the rows already shown are worded again, not only the next pause's
+        assert (cell(view, ":one", VALUE), cell(view, ":six", VALUE)) == ("list · 1 项", "list · 6 项")
+        assert cell(view, ":lin", VALUE).endswith(" · 1 个张量，1 个值，eval 模式")
+        view.set_snapshot(frame(one=one, six=six * 2, lin=nn.Linear(2, 2)), {})
+        assert cell(view, ":six", VALUE) == "list · 12 项"
+        assert cell(view, ":lin", VALUE).endswith(" · 2 个张量，6 个值")
+    finally:
+        i18n.set_language("en")
+
+
 def test_the_filter_box_matches_names_ignoring_case(qtbot, view, frame):
     model = nn.Linear(2, 1)
     view.set_snapshot(frame(x=torch.ones(1), xs=[1, 2], loss=torch.zeros(()), model=model), {})

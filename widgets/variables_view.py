@@ -221,7 +221,7 @@ def describe_change(old: dict[str, Any] | None, new: dict[str, Any], child: bool
             tr("switched to {mode} mode", mode="train()" if new.get("training") else "eval()")
     if "items" in new:
         if old.get("length") != new.get("length"):
-            return tr("now {n} items", n=new.get("length"))
+            return tr("now 1 item") if new.get("length") == 1 else tr("now {n} items", n=new.get("length"))
         return "" if new["items"] or old.get("repr") == new.get("repr") else tr("new value")
     if new.get("type") == "PackedSequence":
         return ""
@@ -314,15 +314,26 @@ def summary_line(summary: dict[str, Any]) -> str:
         count = sum(int(np.prod(p["shape"], dtype=np.int64)) for p in params)
         head = summary.get("repr", summary["type"]).split("\n", 1)[0]
         head = summary["type"] if head.endswith("(") else head
-        mode = "" if summary.get("training", True) else ", eval mode"
+        mode = "" if summary.get("training", True) else tr(", eval mode")
+        values = tr("1 value") if count == 1 else tr("{n} values", n=f"{count:,}")
         if summary.get("parameters_cut"):
-            return (f"{head} · {summary['parameter_count']:,} tensors, the first {len(params)} listed "
-                    f"({count:,} values){mode}")
-        return f"{head} · {len(params)} tensors, {count:,} values{mode}"
+            return f"{head} · " + tr("{tensors}, the first {n} listed ({values})", values=values, n=len(params),
+                                     tensors=tensor_count(summary["parameter_count"])) + mode
+        return f"{head} · " + tr("{tensors}, {values}", tensors=tensor_count(len(params)), values=values) + mode
     text = summary.get("repr", summary.get("type", ""))
     if "items" in summary and ("\n" in text or len(text) > 100 or "tensor(" in text):
-        return f"{summary['type']} · {summary.get('length', len(summary['items']))} items"
+        return f"{summary['type']} · {item_count(summary.get('length', len(summary['items'])))}"
     return text.split("\n", 1)[0]
+
+
+def item_count(n: int) -> str:
+    """``1 item``, ``6 items``, in the interface's language."""
+    return tr("1 item") if n == 1 else tr("{n} items", n=f"{n:,}")
+
+
+def tensor_count(n: int) -> str:
+    """``1 tensor``, ``1,000 tensors``, in the interface's language."""
+    return tr("1 tensor") if n == 1 else tr("{n} tensors", n=f"{n:,}")
 
 
 def _fill_tensor_cells(node: _Node, summary: dict[str, Any]) -> None:
@@ -564,7 +575,10 @@ class VariablesModel(QAbstractItemModel):
         return None
 
     def words_changed(self) -> None:
-        """The interface language changed: the group rows and grad states are drawn again in it."""
+        """The interface language changed: group rows, grad states and containers' counts are drawn again in it."""
+        for node in self._root.walk():
+            if node.summary is not None and not is_tensor(node.summary):
+                node.cells[VALUE] = summary_line(node.summary)  # "list · 6 items" counts in words
         self.layoutAboutToBeChanged.emit()
         self.layoutChanged.emit()
 
