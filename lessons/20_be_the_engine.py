@@ -127,21 +127,23 @@ print("your engine's order:", [node.label for node in order])
 # comes after its parents, so *reversed*, each comes before them: by the time a value's
 # `_backward` runs, every value that uses it has already sent its share.
 #
-# - Press F11 on `out.backward()` and keep stepping into: `backward` seeds `out.grad = 1.0`,
-#   then calls each value's `_backward` in reversed order. Watch the `grad` in the value of
-#   `z` in the Variables view.
-# - `out = z * z`, so the closure of `*` runs with `self` and `other` both `z`. Before the
-#   line runs, GradStep asks what `z.grad` will be.
+# - `out = z * z`, so the closure of `*` runs with `self` and `other` both `z`. Before
+#   `out.backward()` runs, GradStep asks what `z.grad` will be; answering runs the line.
+# - To watch the engine's loop instead, skip the question (Skip, or Esc) and press F11
+#   (step into) on `out.backward()`, then keep stepping into: `backward` seeds
+#   `out.grad = 1.0`, then calls each value's `_backward` in reversed order. Watch the
+#   `grad` in the value of `z` in the Variables view.
 # [zh]
 # ## 运行引擎
 # `order` 有 6 个值：三个叶子、那个乘积、`z` 和 `out`。虽然 `out` 用了 `z` 两次，它在列表里
 # 只出现一次：`seen` 防止同一个值被再次加入。每个值都排在它的父节点之后，所以*倒过来*，
 # 每个值都排在父节点之前：轮到一个值的 `_backward` 运行时，用到它的每个值都已经把自己那份梯度传过来了。
 #
-# - 在 `out.backward()` 上按 F11，然后一直单步进入：`backward` 先设 `out.grad = 1.0`，
-#   再按倒序调用每个值的 `_backward`。在变量视图里观察 `z` 的值里的 `grad`。
-# - `out = z * z`，所以 `*` 的闭包运行时，`self` 和 `other` 都是 `z`。在这一行执行之前，
-#   GradStep 会问你 `z.grad` 会是多少。
+# - `out = z * z`，所以 `*` 的闭包运行时，`self` 和 `other` 都是 `z`。在 `out.backward()` 执行之前，
+#   GradStep 会问你 `z.grad` 会是多少；回答之后这一行就会运行。
+# - 如果想看引擎的循环，就跳过这个问题（点“跳过”或按 Esc），在 `out.backward()` 上按 F11（单步进入），
+#   然后一直单步进入：`backward` 先设 `out.grad = 1.0`，再按倒序调用每个值的 `_backward`。
+#   在变量视图里观察 `z` 的值里的 `grad`。
 
 # %%
 out.backward()  # predict: z.grad | -0.5 | -1.0 | 0.25

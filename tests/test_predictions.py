@@ -374,3 +374,26 @@ def test_after_a_verdict_the_notes_show_the_note_that_explains_it(qtbot, open_wi
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back: the question's own notes
     qtbot.waitUntil(lambda: window.run.viewing is not None)
     assert not notes.explaining and "## Run the engine" in notes.text()
+
+
+def test_lesson_20_says_how_to_step_into_the_engine_past_its_question(qtbot, open_window):
+    """Lesson 20 said "press F11 on out.backward()", a line that asks first: F11 did nothing while it asked, and
+    the answer ran the whole line. A run that does what the notes say now (skip, then F11) is in Value.backward."""
+    settings.put("course/ask_predictions", True)
+    window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "20_be_the_engine.py", (1280, 800))
+    bar = window.prediction_bar
+    window.run_to_end()  # F8, to the first question: skipped
+    wait_paused(qtbot, window)
+    press(qtbot, window, Qt.Key.Key_Escape)
+    press(qtbot, window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: bar.asking and "z.grad" in bar_text(window), timeout=30_000)
+    line = window.run.live["line"]
+    for lang, skip, f11 in (("en", "skip the question (Skip, or Esc) and press F11", "on `out.backward()`"),
+                            ("zh", "跳过这个问题（点“跳过”或按 Esc），在 `out.backward()` 上按 F11", "")):
+        window.set_language(lang)
+        assert skip in window.notes_view.text() and f11 in window.notes_view.text()
+    window.set_language("en")
+    press(qtbot, window, Qt.Key.Key_Escape)
+    press(qtbot, window, Qt.Key.Key_F11)
+    qtbot.waitUntil(lambda: window.run.live["function"] == "backward", timeout=30_000)
+    assert window.run.live["stack"][1]["line"] == line  # called from out.backward()
