@@ -10,7 +10,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLineEdit, QMenu  # noqa: E402
+from PySide6.QtGui import QFontMetrics  # noqa: E402
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QStyle  # noqa: E402
 from torch import nn  # noqa: E402
 
 from app import messages as m  # noqa: E402
@@ -378,3 +379,69 @@ def test_a_non_leaf_that_retained_its_grad_shows_it_after_backward(window_on, qt
     view = window.variables_view
     assert cell(view, ":h", GRAD) == "has grad"
     assert window.run.live["vars"]["h"]["grad"]["values"].tolist() == [1.0, 1.0]
+
+
+TRAIN = """import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+pred = model(x)
+pred.retain_grad()
+loss = ((pred - y) ** 2).mean()
+loss.backward()
+done = 1
+"""
+
+
+def elided(view: VariablesView) -> list[tuple[str, str]]:
+    """(path, header) of the cells drawn cut with "…": their text is wider than the column leaves it."""
+    tree, model = view.tree, view.model
+    header = tree.header()
+    margin = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1)
+    cut = []
+    for path in model.paths():
+        index = model.index_for_path(path)
+        for column in range(1, len(HEADERS)):
+            text = index.siblingAtColumn(column).data()
+            font = index.siblingAtColumn(column).data(Qt.ItemDataRole.FontRole) or tree.font()
+            if text and not header.isSectionHidden(column) \
+                    and QFontMetrics(font).horizontalAdvance(text) > header.sectionSize(column) - margin:
+                cut.append((path, HEADERS[column]))
+    return cut
+
+
+def room_left(view: VariablesView) -> int:
+    """Pixels of the viewport right of the last column, beyond those kept for a vertical scroll bar."""
+    tree = view.tree
+    bar = 0 if tree.verticalScrollBar().isVisible() else \
+        tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, tree)
+    return tree.viewport().width() - bar - tree.header().length()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_columns_fit_their_content_when_the_pane_has_room(qtbot, window_on, language):
+    """At 1920 the grad column read "retains gr…" and grad_fn "AddmmBackwa…", with empty space to
+    their right; also after a restart that restored widths saved in a narrower window."""
+    from test_main_window import wait_paused
+
+    window = window_on(TRAIN, "train.py")
+    window.set_language(language)
+    window.resize(1280, 800)
+    window.code_view.go_to_line(11)  # before backward(): pred retains grad
+    window.run_to_cursor()
+    wait_paused(qtbot, window, 11)
+    view = window.variables_view
+    assert cell(view, ":pred", GRAD) in ("retains grad", "保留梯度")
+    assert cell(view, ":pred", GRAD_FN) == "AddmmBackward0"
+    narrow = view.header_state()
+    assert view.details.isVisible()
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: view.tree.viewport().width() > 1000)
+    qtbot.waitUntil(lambda: not [c for c in elided(view) if c[1] != "Value"])
+    assert not elided(view) or room_left(view) <= 0  # a value is cut only when the columns fill the pane
+    view.restore_header_state(narrow)  # a restart in a wider window
+    assert not [c for c in elided(view) if c[1] != "Value"]
+    assert not elided(view) or room_left(view) <= 0

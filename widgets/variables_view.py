@@ -5,7 +5,7 @@ Features
 - Locals and Globals apart (a module frame shows its variables alone); a filter box matches
   names case-insensitively, and a variable also shows when one of its items or parameters matches.
 - A tensor is one row: its grad state first (requires_grad, is_leaf, grad_fn, what ``.grad``
-  holds, ``_version``, in columns just wide enough to be seen together in a narrow pane), then
+  holds, ``_version``, in columns at least wide enough to be seen together in a narrow pane), then
   ``tensor[2, 3] f32 μ=0.12 σ=1.03 [0.5, -1.2, …]``, its shape, dtype and device; a tooltip
   explains each flag in one sentence. NaN and Inf turn the value red with a ``NaN×3`` badge; parameters say
   ``Parameter``.
@@ -19,6 +19,8 @@ Features
 - Expanded rows, the current row and the scroll position survive every pause.
 - A details line under the tree spells out the current row whole: its value line, shape, dtype,
   device and grad state, whatever the pane's width cuts from the columns.
+- Columns widen to their longest text, left to right, as far as the pane has room, so a wide pane
+  cuts nothing that fits; a column the learner dragged keeps its width.
 - Columns are shown and hidden from the header's context menu; :meth:`VariablesView.header_state`
   and :meth:`VariablesView.restore_header_state` let the window remember them.
 - Cheap: the tree is a few Python objects per variable with their cell texts; value arrays never
@@ -59,7 +61,8 @@ INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
 #: the default one at 1280 px shows them all (lesson 11 asks the learner to watch ``_version``).
 GRAD_COLUMNS = (REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION)
 SHOWN_ORDER = (NAME, *GRAD_COLUMNS, VALUE, SHAPE, DTYPE, DEVICE)
-#: The widest text each grad-state column needs besides its header (a longer grad_fn elides).
+#: The text each grad-state column is at least wide enough for, in bold, besides its header: with
+#: room to spare, a column grows to its longest text (see :meth:`VariablesView._fit_columns`).
 GRAD_COLUMN_TEXT = {REQUIRES_GRAD: "False", IS_LEAF: "False", GRAD_FN: "SelectBackward0", GRAD: "retains grad",
                     VERSION: "100"}
 #: What the details line under the tree spells out after the current row's name and value, in this order.
@@ -67,6 +70,8 @@ DETAIL_COLUMNS = (SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, V
 NO_ROW_DETAILS = N_("Select a row: its value, shape, dtype and grad state show here")
 #: The Name column grows to fit nested names up to this many pixels.
 MAX_NAME_WIDTH = 280
+#: Pixels a cell needs beside its text so that the text is not elided (the item's margins).
+CELL_PADDING = 14
 
 #: Roles for what a row stands for: its stable path, its expression, its summary dict.
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -432,6 +437,17 @@ class VariablesModel(QAbstractItemModel):
         """Every row's path, in tree order."""
         return [node.path for node in self._root.walk()][1:]
 
+    def text_widths(self, measure: Callable[[str, bool], int], columns: list[int]) -> dict[int, int]:
+        """Pixels the longest text of each of ``columns`` takes over every row, as ``measure(text, bold)`` says."""
+        widths = dict.fromkeys(columns, 0)
+        for node in self._root.walk():
+            bold = bool(node.change) or node.summary is None
+            for column in columns:
+                text = self._shown(node, column)
+                if text:
+                    widths[column] = max(widths[column], measure(text, bold))
+        return widths
+
     # ---- building ---------------------------------------------------------------------------
 
     def _rebuild(self) -> bool:
@@ -697,10 +713,19 @@ class VariablesView(QWidget):
             header.resizeSection(column, width)
         for place, column in enumerate(SHOWN_ORDER):
             header.moveSection(header.visualIndex(column), place)
-        # Sized to their header or their content, whichever is wider: nothing more, so they all fit.
+        # At least as wide as their header or their usual content in bold, whichever is wider, so that
+        # they all fit in a narrow pane; wider when their content is and the pane has room.
+        bold = QFont(self._tree.font())
+        bold.setBold(True)
+        self._least = dict(INITIAL_WIDTHS)
         for column, text in GRAD_COLUMN_TEXT.items():
-            header.resizeSection(column, max(header.fontMetrics().horizontalAdvance(HEADERS[column]),
-                                             self._tree.fontMetrics().horizontalAdvance(text)) + 12)
+            self._least[column] = max(header.fontMetrics().horizontalAdvance(HEADERS[column]),
+                                      QFontMetrics(bold).horizontalAdvance(text)) + CELL_PADDING
+            header.resizeSection(column, self._least[column])
+        self._fitting = False  # the view sizes columns itself: not a width the learner chose
+        self._learner_sized: set[int] = set()
+        self._metrics = (self._tree.fontMetrics(), QFontMetrics(bold))
+        self._text_width: dict[tuple[str, bool], int] = {}  # most cells read True, None, cpu… at every pause
         header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.column_menu = QMenu(self)
         self.column_menu.setObjectName("column_menu")
@@ -733,6 +758,7 @@ class VariablesView(QWidget):
         self._tree.expanded.connect(self._on_tree_expanded)
         self._tree.collapsed.connect(self._on_tree_collapsed)
         self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
+        header.sectionResized.connect(self._on_header_section_resized)
         header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
         self._tree.viewport().installEventFilter(self)
         self._show_details()
@@ -770,6 +796,7 @@ class VariablesView(QWidget):
                 action.setText(tr(HEADERS[VALUE]))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(HEADERS) - 1)
         self.model.words_changed()
+        self._fit_columns()
         self._show_details()
 
     def clear(self) -> None:
@@ -786,10 +813,19 @@ class VariablesView(QWidget):
         return bytes(self._tree.header().saveState().data())
 
     def restore_header_state(self, state: bytes) -> bool:
-        """Restore what :meth:`header_state` returned; False when the state is unusable."""
-        restored = self._tree.header().restoreState(QByteArray(bytes(state)))
-        for action in self.column_menu.actions():
-            action.setChecked(not self._tree.header().isSectionHidden(action.data()))
+        """Restore what :meth:`header_state` returned; False when the state is unusable.
+
+        The columns shown, their order and the Name width come back; the other columns are fitted
+        to the content again, so a width saved in a narrower window cuts nothing in a wider one.
+        """
+        self._fitting = True
+        try:
+            restored = self._tree.header().restoreState(QByteArray(bytes(state)))
+            for action in self.column_menu.actions():
+                action.setChecked(not self._tree.header().isSectionHidden(action.data()))
+        finally:
+            self._fitting = False
+        self._fit_columns()
         return restored
 
     # ---- keeping the learner's place across resets ------------------------------------------
@@ -803,6 +839,7 @@ class VariablesView(QWidget):
         self._tree.setUpdatesEnabled(False)
         try:
             if not reset():  # the same rows with new values: the view kept its place itself
+                self._fit_columns()
                 self._show_details()
                 return
             for path in self.model.paths():
@@ -815,6 +852,7 @@ class VariablesView(QWidget):
                         index, self._tree.selectionModel().SelectionFlag.ClearAndSelect
                         | self._tree.selectionModel().SelectionFlag.Rows)
             self._widen_name_column()
+            self._fit_columns()
             self._tree.doItemsLayout()
             self._tree.verticalScrollBar().setValue(scroll)
             self._show_details()
@@ -843,7 +881,53 @@ class VariablesView(QWidget):
             self._auto_name_width = min(needed, limit)
             header.resizeSection(NAME, self._auto_name_width)
 
+    def _fit_columns(self) -> None:
+        """Widen the columns after Name to their longest text, left to right, as far as the viewport has room.
+
+        A column is never narrower than its least width (its header, or for a grad-state column
+        its usual content), so the grad-state columns stay in sight in a narrow pane while the
+        value is cut there (the details line spells it whole); in a wide pane nothing is cut
+        that fits. A width the learner dragged is kept.
+        """
+        header = self._tree.header()
+        columns = sorted((c for c in range(1, len(HEADERS)) if not header.isSectionHidden(c)
+                          and c not in self._learner_sized), key=header.visualIndex)
+        if not columns:
+            return
+        texts = self.model.text_widths(self._measure, columns)
+        room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in range(len(HEADERS))
+                                                    if not header.isSectionHidden(c) and c not in columns)
+        if not self._tree.verticalScrollBar().isVisible():  # room for the scroll bar more rows will bring
+            room -= self._tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self._tree)
+        widths = {c: max(self._least.get(c, 0), header.fontMetrics().horizontalAdvance(tr(HEADERS[c])) + CELL_PADDING)
+                  for c in columns}
+        spare = room - sum(widths.values())
+        for column in columns:
+            grow = max(0, min(texts[column] + CELL_PADDING - widths[column], spare))
+            widths[column] += grow
+            spare -= grow
+        self._fitting = True
+        try:
+            for column, width in widths.items():
+                if header.sectionSize(column) != width:
+                    header.resizeSection(column, width)
+        finally:
+            self._fitting = False
+
+    def _measure(self, text: str, bold: bool) -> int:
+        key = (text, bold)
+        width = self._text_width.get(key)
+        if width is None:
+            if len(self._text_width) > 20_000:
+                self._text_width.clear()
+            width = self._text_width[key] = self._metrics[bold].horizontalAdvance(text)
+        return width
+
     # ---- handlers ---------------------------------------------------------------------------
+
+    def _on_header_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if not self._fitting and column != NAME and not self._tree.header().isSectionHidden(column):
+            self._learner_sized.add(column)  # dragged by the learner: the view leaves it as it is
 
     def _on_filter_text_changed(self, text: str) -> None:
         self._keep_place(lambda: self.model.set_filter(text))
@@ -882,7 +966,12 @@ class VariablesView(QWidget):
             self.tensor_selected.emit(expression, summary)
 
     def _on_column_action_toggled(self, column: int, shown: bool) -> None:
-        self._tree.header().setSectionHidden(column, not shown)
+        self._fitting = True
+        try:
+            self._tree.header().setSectionHidden(column, not shown)
+        finally:
+            self._fitting = False
+        self._fit_columns()
 
     def _on_header_context_menu_requested(self, pos: QPoint) -> None:
         self.column_menu.popup(self._tree.header().mapToGlobal(pos))
@@ -896,6 +985,7 @@ class VariablesView(QWidget):
                 self._set_hovered("")
             elif event.type() == QEvent.Type.Resize:
                 self._widen_name_column()
+                self._fit_columns()
         return super().eventFilter(watched, event)
 
     def _set_hovered(self, name: str) -> None:
