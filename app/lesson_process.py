@@ -1,7 +1,8 @@
 """The app's handle on one lesson process: start it, send it messages, hear what it says.
 
-The process is a fresh interpreter (``python -m app.lesson.runner``), never a fork of the
-app, so it inherits no Qt or torch threads, and it leads its own process group, so that
+The process is a fresh interpreter (``python -m app.lesson.runner``) or, on Linux, a fork of
+a server that has only imported torch and the runner (:mod:`app.lesson_spawner`), never a
+fork of the app, so it inherits no Qt or torch threads, and it leads its own process group, so that
 killing the group ends whatever the lesson started (subprocesses, workers, forks); what
 left the group (``os.setsid()``, a double fork) is found by ancestry (:mod:`app.process_tree`). Its
 messages travel on a pipe of their own; its fd 1 and fd 2 are plain pipes, read as the
@@ -25,7 +26,6 @@ import os
 import select
 import selectors
 import signal
-import subprocess
 import sys
 import termios
 import threading
@@ -35,6 +35,7 @@ from typing import Any
 
 from app import messages as m
 from app.i18n import N_
+from app.lesson_spawner import spawn
 from app.process_tree import end_descendants, wait_group_gone
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,15 +72,16 @@ class LessonProcess:
     Parameters
     ----------
     on_message
-        Called from a reader thread with each message the process sends, with
+        Called from a reader thread with this process and each message it sends (perhaps before
+        the constructor has returned: a forked process answers at once), with
         ``Output("stdout" | "stderr", text)`` for what it writes to fd 1 and fd 2 (all that
         was written before a message comes before it), and finally with the process's
         return code (an ``int``) once its message pipe closes, or, when it sent a malformed frame,
         with ``Ended("crashed", error=...)`` once it has been killed.
     """
 
-    def __init__(self, on_message: Callable[[Any], None]) -> None:
-        self.on_message = on_message
+    def __init__(self, on_message: Callable[[LessonProcess, Any], None]) -> None:
+        self._on_message = on_message
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         env["PYTHONIOENCODING"] = "utf-8"
@@ -90,11 +92,7 @@ class LessonProcess:
         channel_read, channel_write = os.pipe()
         env[m.CHANNEL_FD_VARIABLE] = str(channel_write)
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=str(ROOT), env=env, start_new_session=(os.name == "posix"), pass_fds=(channel_write,),
-            )
+            self.process = spawn(env, str(ROOT), channel_write)
         finally:
             os.close(channel_write)
         self._channel = _Channel(channel_read)
@@ -172,7 +170,7 @@ class LessonProcess:
                 code = self.process.wait()
                 for reader in self._readers:
                     reader.join(DRAIN_SECONDS)
-                self.on_message(m.Ended("crashed", error=malformed_error(exc), exit_code=code,
+                self._on_message(self, m.Ended("crashed", error=malformed_error(exc), exit_code=code,
                                         signal=signal_name(code)))
                 return
             if message is None:
@@ -187,7 +185,7 @@ class LessonProcess:
                         self._deliver(pipe, 0)
                 else:
                     self._release()
-                self.on_message(message)
+                self._on_message(self, message)
                 self._delivered = self._channel.consumed
                 self._release()
         with self._output_lock:
@@ -198,7 +196,7 @@ class LessonProcess:
         self.kill_group()  # the lesson process is gone: nothing it started may outlive it
         for reader in self._readers:
             reader.join(DRAIN_SECONDS)
-        self.on_message(code)
+        self._on_message(self, code)
 
     def _read_output(self, pipe: _OutputPipe) -> None:
         with selectors.DefaultSelector() as selector:
@@ -213,7 +211,7 @@ class LessonProcess:
         """Deliver the text in ``pipe`` once the messages of the channel's first ``after`` bytes are."""
         for text in pipe.pending():
             if after <= self._delivered and not self._held:
-                self.on_message(m.Output(pipe.name, text))
+                self._on_message(self, m.Output(pipe.name, text))
             else:
                 self._held.append((after, pipe.name, text))
 
@@ -221,7 +219,7 @@ class LessonProcess:
         """Deliver the held text whose messages have been delivered (or all of it), in the order it was read."""
         while self._held and (everything or self._held[0][0] <= self._delivered):
             _, name, text = self._held.pop(0)
-            self.on_message(m.Output(name, text))
+            self._on_message(self, m.Output(name, text))
 
 
 def _waits_after(message: Any) -> bool:

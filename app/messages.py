@@ -43,6 +43,8 @@ NO_INPUT_MESSAGE = N_("this lesson asked for keyboard input (input() or sys.stdi
                       "does not offer yet: give the value in the code instead")
 #: The environment variable that tells the lesson process its message pipe's fd.
 CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
+#: The environment variable that tells the lesson-process server (``app/lesson/zygote.py``) its socket's fd.
+SERVER_FD_VARIABLE = "GRADSTEP_SERVER_FD"
 
 # ---- app → lesson process -------------------------------------------------------------
 

@@ -239,10 +239,7 @@ class Session:
     # ---- processes ----------------------------------------------------------------------
 
     def _spawn(self) -> LessonProcess:
-        holder: list[LessonProcess] = []
-        process = LessonProcess(lambda message: self._on_message(holder[0], message))
-        holder.append(process)
-        return process
+        return LessonProcess(self._on_message)
 
     def _take_spare(self) -> LessonProcess:
         spare, self._spare = self._spare, None

@@ -1,0 +1,125 @@
+"""Lesson processes forked from the preloaded server behave as fresh interpreters, and the app copes without it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app import lesson_spawner
+from app.lesson_spawner import ForkedProcess
+from app.session import Session
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server forks on Linux only")
+
+PROBE = """
+import multiprocessing, os, random, sys
+print(__name__, os.path.basename(sys.argv[0]), multiprocessing.current_process().name,
+      multiprocessing.parent_process(),
+      [name for name in os.environ if name.startswith("GRADSTEP_")])
+print(os.getsid(0) == os.getpid(), os.getpgid(0) == os.getpid(), random.random())
+"""
+
+
+def _server_ready(seconds: float = 120.0) -> lesson_spawner._Server:
+    """The spawner's server, started by a first spawn if need be, once it has imported torch."""
+    deadline = time.monotonic() + seconds
+    session = Session(warm_spare=True)  # its spare's spawn starts the server
+    try:
+        while (lesson_spawner._server is None or not lesson_spawner._server.ready) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        session.close()
+    assert lesson_spawner._server is not None and lesson_spawner._server.ready, "the server never got ready"
+    return lesson_spawner._server
+
+
+def test_a_forked_lesson_sees_what_a_plain_python_run_sees(events, lesson):
+    _server_ready()
+    path = lesson(PROBE)
+    session = Session(events, warm_spare=False)
+    try:
+        session.start(path, stop_on_entry=False)
+        process = session._process.process
+        assert events.end(timeout=60).status == "ok"
+        session.start(path, stop_on_entry=False)
+        assert events.end(timeout=60).status == "ok"
+    finally:
+        session.close()
+    assert isinstance(process, ForkedProcess)
+    plain = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=120,
+                           stdin=subprocess.DEVNULL, cwd=os.path.dirname(path))
+    first, leader, second, leader_again = events.output("stdout").splitlines()
+    assert first == second == plain.stdout.splitlines()[0]
+    # it leads its own session and group (so Stop can end all it started), and two forks of one
+    # server do not draw the same random numbers
+    assert leader.split()[:2] == leader_again.split()[:2] == ["True", "True"]
+    assert leader.split()[2] != leader_again.split()[2]
+
+
+def test_once_the_server_is_ready_each_lesson_process_is_forked_and_its_crash_is_reported(events, lesson):
+    _server_ready()
+    path = lesson("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    session = Session(events, warm_spare=False)
+    try:
+        session.start(path, stop_on_entry=False)
+        assert isinstance(session._process.process, ForkedProcess)
+        ended = events.end(timeout=60)
+    finally:
+        session.close()
+    assert (ended.status, ended.signal) == ("crashed", "SIGSEGV")
+
+
+def test_without_the_server_a_lesson_starts_as_a_fresh_interpreter_and_the_next_spawn_starts_it_again(
+        events, lesson):
+    server = _server_ready()
+    server.process.kill()
+    server.process.wait()
+    deadline = time.monotonic() + 30
+    while not server.gone and time.monotonic() < deadline:
+        time.sleep(0.02)
+    session = Session(events, warm_spare=False)
+    try:
+        session.start(lesson("print('fresh')\n"), stop_on_entry=False)
+        assert isinstance(session._process.process, subprocess.Popen)
+        assert events.end(timeout=120).status == "ok"
+    finally:
+        session.close()
+    assert "fresh" in events.output("stdout")
+    assert lesson_spawner._server is not server  # that spawn started a new server
+    _server_ready()
+
+
+def test_a_child_of_a_server_that_died_is_ended_not_left_running(lesson):
+    server = _server_ready()
+    read, write = os.pipe()
+    try:
+        child = server.spawn(dict(os.environ, PYTHONPATH=str(lesson_spawner_root())), str(lesson_spawner_root()), write)
+    finally:
+        os.close(write)
+    assert isinstance(child, ForkedProcess)
+    server.process.send_signal(signal.SIGKILL)
+    assert child.wait(timeout=30) == -signal.SIGKILL
+    deadline = time.monotonic() + 30
+    while _alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _alive(child.pid)
+    os.close(read)
+
+
+def lesson_spawner_root():
+    from app.lesson_process import ROOT
+
+    return ROOT
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (FileNotFoundError, IndexError):
+        return False
