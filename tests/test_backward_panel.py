@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QLabel
 
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import Summarizer
+from app.workspace import LESSONS_DIR
 from widgets.backward_panel import ACCUMULATED_NOTE, FREED_NOTE, BackwardPanel, value_text
 
 
@@ -368,3 +370,51 @@ def test_the_grad_form_keeps_its_expressions_for_a_rerun_but_not_for_another_les
     window.open_file(second)
     assert (panel.outputs_edit.text(), panel.inputs_edit.text(), panel.grad_outputs_edit.text()) == ("", "", "")
     assert panel.grad_retain_check.isChecked() and warning.isHidden()
+
+
+def seen_whole(widget, panel: BackwardPanel) -> bool:
+    """Whether the learner sees all of ``widget`` in the panel without scrolling (a label: every line of it)."""
+    if not widget.isVisible() or (isinstance(widget, QLabel) and widget.wordWrap()
+                                  and widget.height() < widget.heightForWidth(widget.width())):
+        return False
+    rect = QRect(widget.mapTo(panel, QPoint(0, 0)), widget.size())
+    viewport = panel._scroll.viewport()
+    if viewport.isAncestorOf(widget) and not QRect(viewport.mapTo(panel, QPoint(0, 0)), viewport.size()).contains(rect):
+        return False
+    return panel.rect().contains(rect)
+
+
+def replay_row(panel: BackwardPanel) -> list:
+    return [panel.restart_button, panel.back_button, panel.play_button, panel.forward_button, panel.speed_slider,
+            panel.speed_label, panel.drill_check, panel.step_label]
+
+
+@pytest.mark.parametrize("drill", [False, True], ids=["plain", "drill"])
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000), (1920, 1080), (1920, 1280)],
+                         ids=["1280", "1600", "1920", "1920to1280"])
+def test_the_replay_row_is_whole_in_sight_at_every_window_size(qtbot, open_window, size, language, drill):
+    """The replay row ("Replay ⏮ ◀ ▶ ⏭ 2 nodes/s") sat under the form at the bottom of the scroll area,
+    cut in half, at 1280×800, 1920×1080 and after a resize from 1920 to 1280."""
+    from test_backward_drill_view import run_backward, step
+
+    lesson = LESSONS_DIR / "01_dynamic_graphs.py"
+    window = open_window(lesson, (1920, 1080) if size[1] == 1280 else size)
+    window.set_language(language)
+    lines = lesson.read_text(encoding="utf-8").splitlines()
+    panel = run_backward(qtbot, window, next(n for n, text in enumerate(lines, 1)
+                                             if text.startswith('print("nodes behind loss:"')))
+    if size[1] == 1280:
+        window.resize(1280, 800)
+    qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in replay_row(panel)))
+    if not drill:  # the form's buttons stay in sight with it, for the next Preview or Run
+        assert seen_whole(panel.preview_button, panel) and seen_whole(panel.backward_button, panel)
+        assert seen_whole(panel.results_title, panel)
+        return
+    panel.drill_check.click()
+    qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in replay_row(panel)))
+    step(qtbot, panel)
+    view = panel.drill_view
+    assert view.asking
+    qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in [*replay_row(panel), view.question_label,
+                                                                  view.answer_edit, view.check_button]))

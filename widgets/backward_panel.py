@@ -9,7 +9,8 @@ Features
 - **Preview gradients** (changes nothing in the lesson) and **Run backward()** (changes ``.grad``
   for real); a second tab holds a ``torch.autograd.grad`` form (outputs, inputs, grad_outputs,
   ``create_graph``, ``allow_unused``), so a second derivative can be taken from the UI.
-- The form and the results side by side in a wide dock, one above the other in a narrow one.
+- The form and the results side by side in a wide dock, one above the other in a narrow one; in a wide
+  dock the replay controls are a strip of their own under both, always whole and in sight.
 - Results: each tensor's ``.grad`` before → after, accumulation pointed out, a note when the
   graph's saved tensors were freed; a preview shows what the gradients would be.
 - An error comes back as a teaching card: PyTorch's exact message (selectable), what it means,
@@ -36,10 +37,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QBoxLayout,
     QCheckBox,
     QComboBox,
@@ -76,9 +78,11 @@ from widgets.watch_view import change_highlight, readable_color
 INLINE_VALUES = 8
 #: From this width on, the form and the results sit side by side.
 SIDE_BY_SIDE_WIDTH = 560
-#: Below this height the replay controls scroll, under the results, instead of taking a strip of their own
-#: (the bottom docks of a 1280×800 window: the strip would leave the form and results a keyhole).
+#: Below this height a narrow panel scrolls the replay controls under the results, and a drill's question
+#: scrolls with the form, instead of taking a strip of their own (it would leave the form a keyhole).
 OWN_STRIP_HEIGHT = 360
+#: The replay's description goes beside its controls when it gets at least this width there.
+STEP_BESIDE_WIDTH = 280
 #: Result rows shown before the table scrolls.
 VISIBLE_ROWS = 12
 #: Replay speeds, in steps per second; the slider moves in half steps.
@@ -225,6 +229,8 @@ class BackwardPanel(QWidget):
         tabs.addTab(self._build_backward_form(), "backward()")
         tabs.addTab(self._build_grad_form(), "torch.autograd.grad")
         self.tabs = tabs
+        tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self._on_tabs_current_changed(tabs.currentIndex())
 
         self.card = ErrorCard()
         self.card.lesson_requested.connect(self.lesson_requested)
@@ -296,12 +302,13 @@ class BackwardPanel(QWidget):
         short = (size.height() < OWN_STRIP_HEIGHT
                  and size.width() >= self.replay_bar.minimumSizeHint().width() + 24)
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
-        # Wide: the replay controls go under the form, leaving the panel's height to the results and
-        # the error card, or, drilling, under both, the whole width for the question; narrow and short:
-        # under the results, which then sit right under the buttons (both in sight); narrow and tall:
-        # under everything, always in sight.
+        # Wide: a strip of their own under the scroll area, always whole and in sight, its description
+        # beside the controls (a line or two high: the form and the results keep the height they need);
+        # drilling in a short dock, under both sides in the scroll area, the whole width for the question,
+        # scrolled to when it asks; narrow and short: under the results, which then sit right under the
+        # buttons (both in sight); narrow and tall: under everything, always in sight.
         drilling = self.drill_check.isChecked()
-        home = (self._column if drilling else self._form_side) if wide else self._result_side if short else self._outer
+        home = self._result_side if short and not wide else self._column if short and drilling else self._outer
         if home.indexOf(self.replay_bar) < 0:
             for layout in (self._form_side, self._result_side, self._outer, self._column):
                 layout.removeWidget(self.replay_bar)
@@ -309,6 +316,23 @@ class BackwardPanel(QWidget):
                 home.insertWidget(home.count() - 1, self.replay_bar)  # before the closing stretch
             else:
                 home.addWidget(self.replay_bar)
+        self._place_step_label(size.width())
+
+    def _place_step_label(self, width: int) -> None:
+        """Beside the controls where it has room (the bar stays a line or two high), else under them."""
+        controls = sum(item.sizeHint().width() + self._controls.spacing() for i in range(self._controls.count())
+                       if (item := self._controls.itemAt(i)).widget() is not self.step_label)
+        beside = width - controls - 24 >= STEP_BESIDE_WIDTH  # 24: the margins of the panel and the bar
+        if (self._controls.indexOf(self.step_label) >= 0) == beside:
+            return
+        self._controls.removeWidget(self.step_label)
+        self._bar_layout.removeWidget(self.step_label)
+        end = self._controls.count() - 1  # the closing stretch: the description takes its room
+        self._controls.setStretch(end, 0 if beside else 1)
+        if beside:
+            self._controls.insertWidget(end, self.step_label, 1)
+        else:
+            self._bar_layout.insertWidget(2, self.step_label)
 
     # -- building -----------------------------------------------------------------------------
 
@@ -345,7 +369,7 @@ class BackwardPanel(QWidget):
 
         root_row = QHBoxLayout()
         root_row.addWidget(self.root_combo, 1)
-        root_row.addWidget(self.root_info)
+        root_row.addWidget(self.root_info, 1)  # room for "scalar · SumBackward0" on one line: the form stays short
         gradient_row = QHBoxLayout()
         gradient_row.addWidget(self.gradient_combo)
         gradient_row.addWidget(self.gradient_edit, 1)
@@ -364,6 +388,8 @@ class BackwardPanel(QWidget):
         form.addRow("gradient", gradient_row)
         page = QWidget()
         layout = QVBoxLayout(page)
+        layout.setContentsMargins(6, 4, 6, 4)  # the short bottom dock: the buttons and the replay in sight
+        layout.setSpacing(4)
         layout.addLayout(form)
         layout.addWidget(self.vjp_label)
         layout.addLayout(checks)
@@ -471,6 +497,7 @@ class BackwardPanel(QWidget):
         controls.addSpacing(8)
         controls.addWidget(self.drill_check)
         controls.addStretch(1)
+        self._controls = controls
         self.drill_view = DrillView(self.drill)
         self.drill_view.judged.connect(self._on_drill_view_judged)
         self.drill_view.skipped.connect(self._on_drill_view_skipped)
@@ -481,6 +508,7 @@ class BackwardPanel(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.drill_view)
         layout.addWidget(self.step_label)
+        self._bar_layout = layout
         self.replay_bar = bar
         self._on_speed_slider_value_changed(self.speed_slider.value())
         return bar
@@ -753,6 +781,15 @@ class BackwardPanel(QWidget):
 
     # -- handlers ------------------------------------------------------------------------------
 
+    def _on_tabs_current_changed(self, index: int) -> None:
+        # As tall as the page shown: the taller autograd.grad form would leave a gap under the backward()
+        # buttons that pushes the replay controls down in the short bottom dock.
+        for i in range(self.tabs.count()):
+            page = self.tabs.widget(i)
+            vertical = QSizePolicy.Policy.Preferred if i == index else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(QSizePolicy.Policy.Preferred, vertical)
+        self.tabs.updateGeometry()
+
     def _on_root_combo_current_index_changed(self, _index: int) -> None:
         self._show_root()
 
@@ -795,6 +832,7 @@ class BackwardPanel(QWidget):
     def _on_drill_check_toggled(self, on: bool) -> None:
         self.drill.enabled = on
         self._place_replay_bar()
+        QTimer.singleShot(0, self, self._scroll_to_drill)  # where it moved into the scroll area, into sight
         if not on and self.drill_view.asking:
             self._close_question()
             self._go_to(self._position)  # the graph marks the step shown again, not the node asked
@@ -814,6 +852,8 @@ class BackwardPanel(QWidget):
     def _scroll_to_drill(self) -> None:
         """Where the replay bar scrolls with the form and results: the controls and the question in sight."""
         if self._outer.indexOf(self.replay_bar) < 0:
+            # the bar may have just moved into the scroll area: lay it out there before scrolling to it
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
             self._scroll.ensureWidgetVisible(self.replay_bar, 0, 0)
             self._scroll.ensureWidgetVisible(self.drill_view, 0, 0)
 
