@@ -418,3 +418,30 @@ def test_the_replay_row_is_whole_in_sight_at_every_window_size(qtbot, open_windo
     assert view.asking
     qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in [*replay_row(panel), view.question_label,
                                                                   view.answer_edit, view.check_button]))
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000), (1920, 1080)], ids=["1280", "1600", "1920"])
+def test_after_an_error_the_form_stays_in_sight_beside_the_card(qtbot, open_window, size, language):
+    """Lesson 3 after its own loss.backward(): Run backward() raised "Trying to backward through the graph a
+    second time", and the card filled the panel at 1600×1000, the Root, Preview and Run controls scrolled away."""
+    from test_layout import code_line, run_to
+
+    lesson = LESSONS_DIR / "03_loops.py"
+    window = open_window(lesson, size)
+    window.set_language(language)
+    run_to(qtbot, window, code_line(lesson, 'print("every input step got a gradient:"'))
+    window.docks["backward"].raise_()
+    panel = window.backward_panel
+    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss" and panel.backward_button.isEnabled())
+    with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
+        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+    qtbot.waitUntil(panel.card.isVisible)
+    assert "backward through the graph a second time" in panel.card.message.text()
+    form = [panel.tabs, panel.root_combo, panel.preview_button, panel.backward_button]
+    qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in [*form, panel.card.title, *replay_row(panel)]))
+    box = panel._card_box  # the card scrolls on its own: its lesson link is a scroll away, the form stays
+    box.ensureWidgetVisible(panel.card.lesson_link, 0, 0)
+    qtbot.waitUntil(lambda: box.viewport().rect().contains(
+        QRect(panel.card.lesson_link.mapTo(box.viewport(), QPoint(0, 0)), panel.card.lesson_link.size())))
+    assert all(seen_whole(w, panel) for w in form)

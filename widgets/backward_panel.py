@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -235,6 +235,15 @@ class BackwardPanel(QWidget):
         self.card = ErrorCard()
         self.card.lesson_requested.connect(self.lesson_requested)
         self.card.hide()
+        # The card scrolls on its own, no taller than the panel shows: a long error in the wide dock's results
+        # column would otherwise push the form, buttons and all, out of sight (see _fit_card).
+        self._card_box = QScrollArea()
+        self._card_box.setFrameShape(QFrame.Shape.NoFrame)
+        self._card_box.setWidgetResizable(True)
+        self._card_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._card_box.setWidget(self.card)
+        self._card_box.hide()
+        self.card.installEventFilter(self)
         self.freshness_label = QLabel()
         self.freshness_label.setObjectName("result_freshness")
         self.freshness_label.setWordWrap(True)
@@ -271,7 +280,7 @@ class BackwardPanel(QWidget):
         content = QWidget()
         self._column = column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.card)  # the whole width: PyTorch's long messages wrap onto few lines
+        column.addWidget(self._card_box)  # narrow: the whole width, PyTorch's long messages wrap onto few lines
         # Side by side in a wide, short dock (the window's bottom strip), so the results are in
         # sight beside the form; one above the other in a narrow one.
         self._sides = QBoxLayout(QBoxLayout.Direction.LeftToRight)
@@ -294,6 +303,24 @@ class BackwardPanel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self._place_replay_bar()
+        self._fit_card()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is self.card and event.type() in (QEvent.Type.ShowToParent, QEvent.Type.HideToParent):
+            self._card_box.setVisible(event.type() == QEvent.Type.ShowToParent)  # the box comes and goes with it
+            if self.card.isVisibleTo(self._card_box):
+                self._fit_card()
+        return super().eventFilter(watched, event)
+
+    def _fit_card(self) -> None:
+        """As tall as the card's text at its width, up to what leaves the form's buttons in sight."""
+        viewport = self._scroll.viewport().height()
+        wide = self._sides.direction() == QBoxLayout.Direction.LeftToRight
+        # wide, the card heads the results column beside the form; narrow, it heads the form
+        room = viewport if wide else viewport - self.tabs.sizeHint().height() - self._column.spacing()
+        width = self._card_box.viewport().width() or self._card_box.width()
+        needed = self.card.heightForWidth(width) if self.card.hasHeightForWidth() else self.card.sizeHint().height()
+        self._card_box.setFixedHeight(max(min(needed, room), min(needed, 80)))
 
     def _place_replay_bar(self) -> None:
         size = self.size()
@@ -302,6 +329,13 @@ class BackwardPanel(QWidget):
         short = (size.height() < OWN_STRIP_HEIGHT
                  and size.width() >= self.replay_bar.minimumSizeHint().width() + 24)
         self._sides.setDirection(QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom)
+        # An error card heads the results beside the form in a wide dock (the form stays where it is), the
+        # whole width above the form in a narrow one.
+        card_home = self._result_side if wide else self._column
+        if card_home.indexOf(self._card_box) < 0:
+            self._column.removeWidget(self._card_box)
+            self._result_side.removeWidget(self._card_box)
+            card_home.insertWidget(0, self._card_box)
         # Wide: a strip of their own under the scroll area, always whole and in sight, its description
         # beside the controls (a line or two high: the form and the results keep the height they need);
         # drilling in a short dock, under both sides in the scroll area, the whole width for the question,
@@ -593,7 +627,8 @@ class BackwardPanel(QWidget):
         if error is not None:
             self.card.show_error(error)
             # Once laid out, scroll so the whole card, lesson link included, is in sight.
-            QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self.card, 0, 0))
+            QTimer.singleShot(0, self, self._fit_card)
+            QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self._card_box, 0, 0))
         self._basis = self._basis_of(kind, result)
         self._freshness = None
         self.freshness_label.hide()
