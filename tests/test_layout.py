@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QStyle, QTabBar, QToolBar, QToolButton
 from test_main_window import click_lesson
 
@@ -319,6 +320,9 @@ def test_output_lines_and_backward_results_read_whole_at_1280(qtbot, make_window
     output = window.console.output
     qtbot.waitUntil(lambda: "step 4" in output.toPlainText())
     printed = next(b for b in iter_blocks(output.document()) if b.text().startswith("step 0:"))
+    output.setTextCursor(QTextCursor(printed))  # a plain text view lays out only the blocks in sight
+    output.ensureCursorVisible()
+    qtbot.waitUntil(lambda: printed.layout().lineCount() > 0)
     assert len(printed.text()) >= 40 and printed.layout().lineCount() == 1  # a print of the lesson, on one line
     assert output.viewport().width() >= 60 * output.fontMetrics().horizontalAdvance("m")
     window.docks["backward"].raise_()
