@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.lesson_format import parse_lesson
-from widgets.notes_view import NotesView, join_wrapped_lines
+from widgets.notes_view import NotesView, join_wrapped_lines, overflows
 
 LESSONS = Path(__file__).resolve().parent.parent / "lessons"
 
@@ -45,7 +45,7 @@ def view(qtbot):
 
 def shown(widget: NotesView) -> list[str]:
     """The notes as the learner reads them, one entry per paragraph, item or heading."""
-    return widget.browser.toPlainText().splitlines()
+    return widget.browser.toPlainText().replace("\u200b", "").splitlines()  # without the break opportunities
 
 
 def test_wrapped_chinese_lines_join_without_a_space(view):
@@ -112,3 +112,48 @@ def test_no_lesson_loses_the_space_between_chinese_and_latin_at_a_line_break(qtb
     touching = re.compile(f"(?={IDEOGRAPH}{LATIN}|{LATIN}{IDEOGRAPH})")
     for line, typed, shown_count in count_per_section(path, touching):
         assert shown_count <= typed, f"notes cell at line {line}"
+
+
+IDENTIFIER = re.compile(r"[A-Za-z0-9_]")
+
+
+def blocks(document):
+    block = document.begin()
+    while block.isValid():
+        yield block
+        block = block.next()
+
+
+def broken_identifiers(document) -> list[str]:
+    """The words of ``document`` that a line break cuts inside a name (``torch.is_grad_enabl`` / ``ed()``)."""
+    broken = []
+    for block in blocks(document):
+        text, layout = block.text(), block.layout()
+        for n in range(layout.lineCount() - 1):
+            end = layout.lineAt(n).textStart() + layout.lineAt(n).textLength()
+            if 0 < end < len(text) and IDENTIFIER.match(text[end - 1]) and IDENTIFIER.match(text[end]):
+                broken.append(f"{text[max(0, end - 12):end]} / {text[end:end + 12]}")
+    return broken
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)], ids=["1280", "1600"])
+def test_inline_code_in_the_notes_never_breaks_inside_a_name(qtbot, open_window, size, language):
+    """Lesson 6 at 1600×1000 in Chinese broke ``torch.is_grad_enabl / ed()`` in the ~190 px notes column:
+    inline code wraps only at a space, '.', '(' or ','."""
+    lesson = LESSONS / "06_no_grad.py"
+    window = open_window(lesson, size)
+    window.set_language(language)
+    window.docks["notes"].raise_()
+    notes, browser = window.notes_view, window.notes_view.browser
+    qtbot.waitUntil(lambda: browser.isVisible() and browser.viewport().width() > 0)
+    assert browser.viewport().width() < 260  # the narrow column
+    shown_code = False
+    for section in parse_lesson(lesson).notes:
+        notes.show_line(section.start_line)
+        document = browser.document()
+        document.documentLayout().documentSize()  # laid out at the column's width
+        assert broken_identifiers(document) == [], section.start_line
+        shown_code = shown_code or "torch.is_grad_enabled()" in browser.toPlainText().replace("\u200b", "")
+        assert not any(overflows(block) for block in blocks(document))  # nor does a word run past the column
+    assert shown_code

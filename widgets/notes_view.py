@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor, QTextFormat, QTextOption
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.i18n import tr
@@ -21,6 +21,11 @@ _BLOCK_START = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}(?:\s|$)|>|```|~~~|\||
 #: A line after which a new line cannot continue the same paragraph.
 _BLOCK_END = re.compile(r"\s*(?:#{1,6}(?:\s|$)|```|~~~|\||(?:[-*_=]\s*){3,}$)")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
+#: An inline code span, which may go on over a line break of its paragraph: its backticks and what they hold.
+_CODE_SPAN = re.compile(r"(`+)((?:[^`\n]|\n(?![ \t]*\n))+?)\1")
+#: Where inline code may wrap besides a space: after '.', '(' or ',' (a zero-width space marks it).
+_CODE_BREAK = re.compile(r"([.(,])(?=\S)")
+ZERO_WIDTH_SPACE = "\u200b"
 #: Font size steps of the headings by level (Qt's Markdown gives +3, +2, +1), each made smaller
 #: while a line break cuts one of its words: in a column of 190 px a level-1 heading at +3 broke
 #: "Backpropagatio / n".
@@ -68,6 +73,32 @@ def join_wrapped_lines(markdown: str) -> str:
     return "\n".join(out)
 
 
+def breakable_code(markdown: str) -> str:
+    """``markdown`` with a zero-width space after each '.', '(' and ',' inside inline code.
+
+    The notes column is ~190 px wide and the notes wrap only at word boundaries, so a name is never cut
+    (``torch.is_grad_enabl`` / ``ed()``); these are the places a long call may wrap instead:
+    ``torch.`` / ``is_grad_enabled()``. Fenced code blocks are left as written.
+    """
+    chunks, prose, in_fence = [], [], False  # prose: the lines since the last fence, spans may span them
+    for line in markdown.split("\n"):
+        if _FENCE.match(line) or in_fence:
+            if prose:
+                chunks.append(_CODE_SPAN.sub(_breakable_span, "\n".join(prose)))
+                prose = []
+            chunks.append(line)
+            in_fence = in_fence != bool(_FENCE.match(line))
+        else:
+            prose.append(line)
+    if prose:
+        chunks.append(_CODE_SPAN.sub(_breakable_span, "\n".join(prose)))
+    return "\n".join(chunks)
+
+
+def _breakable_span(span: re.Match[str]) -> str:
+    return span[1] + _CODE_BREAK.sub(rf"\1{ZERO_WIDTH_SPACE}", span[2]) + span[1]
+
+
 class NotesView(QWidget):
     """Shows a lesson's notes as Markdown; follows the line being run.
 
@@ -79,6 +110,9 @@ class NotesView(QWidget):
         super().__init__(parent)
         self.browser = QTextBrowser(self)
         self.browser.setOpenExternalLinks(False)
+        # Only at word boundaries (Qt's default also breaks anywhere in a word wider than the room left,
+        # which cut names in two): inline code gets its own break opportunities (breakable_code).
+        self.browser.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
@@ -141,7 +175,7 @@ class NotesView(QWidget):
             text = join_wrapped_lines(notes)
         if text != self._shown:
             self._shown = text
-            self.browser.setMarkdown(text)
+            self.browser.setMarkdown(breakable_code(text))
             self._size_headings()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -150,7 +184,8 @@ class NotesView(QWidget):
             self._size_headings()
 
     def _size_headings(self) -> None:
-        """Give each heading the largest size of :data:`HEADING_SIZES` or below at which no word of it breaks."""
+        """Give each heading the largest size of :data:`HEADING_SIZES` or below at which no word of it breaks
+        or runs past the column (the notes wrap at word boundaries only: a word too wide is not cut)."""
         document = self.browser.document()
         document.setTextWidth(self.browser.viewport().width())  # laid out at the column's width now, not later
         block = document.begin()
@@ -163,9 +198,15 @@ class NotesView(QWidget):
                 step.setProperty(QTextFormat.Property.FontSizeAdjustment, size)
                 cursor.mergeCharFormat(step)
                 document.documentLayout().blockBoundingRect(block)  # lays the block out
-                if not broken_words(block):
+                if not broken_words(block) and not overflows(block):
                     break
             block = block.next()
+
+
+def overflows(block: QTextBlock) -> bool:
+    """Whether a line of a laid-out ``block`` is wider than the column (a word that does not fit it)."""
+    layout = block.layout()
+    return any(layout.lineAt(n).naturalTextWidth() > layout.lineAt(n).width() + 0.5 for n in range(layout.lineCount()))
 
 
 def broken_words(block: QTextBlock) -> list[str]:
