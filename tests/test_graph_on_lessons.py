@@ -120,7 +120,7 @@ def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, li
         qtbot.mouseMove(code.viewport(), QPoint(2, y))
         return made <= window.graph_view.origin_nodes()
 
-    qtbot.waitUntil(hover_line)
+    qtbot.waitUntil(hover_line, timeout=20_000)  # generous: a loaded machine settles the scroll late
     assert {node_id for node_id in window.graph_view.origin_nodes() if stepper.made[node_id]["kind"] != "leaf"} == made
     code.go_to_line(1)
     target = max(made)
