@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_layout import iter_blocks
 
 from app.lesson_format import parse_lesson
 from widgets.notes_view import NotesView, join_wrapped_lines, overflows
@@ -117,17 +118,10 @@ def test_no_lesson_loses_the_space_between_chinese_and_latin_at_a_line_break(qtb
 IDENTIFIER = re.compile(r"[A-Za-z0-9_]")
 
 
-def blocks(document):
-    block = document.begin()
-    while block.isValid():
-        yield block
-        block = block.next()
-
-
 def broken_identifiers(document) -> list[str]:
     """The words of ``document`` that a line break cuts inside a name (``torch.is_grad_enabl`` / ``ed()``)."""
     broken = []
-    for block in blocks(document):
+    for block in iter_blocks(document):
         text, layout = block.text(), block.layout()
         for n in range(layout.lineCount() - 1):
             end = layout.lineAt(n).textStart() + layout.lineAt(n).textLength()
@@ -155,5 +149,5 @@ def test_inline_code_in_the_notes_never_breaks_inside_a_name(qtbot, open_window,
         document.documentLayout().documentSize()  # laid out at the column's width
         assert broken_identifiers(document) == [], section.start_line
         shown_code = shown_code or "torch.is_grad_enabled()" in browser.toPlainText().replace("\u200b", "")
-        assert not any(overflows(block) for block in blocks(document))  # nor does a word run past the column
+        assert not any(overflows(block) for block in iter_blocks(document))  # nor does a word run past the column
     assert shown_code
