@@ -437,3 +437,30 @@ def test_equal_scalars_share_a_summary_but_look_alike_values_do_not():
     assert zero["repr"] == "0.0" and negative_zero["repr"] == "-0.0"
     nan = summarizer.summarize(float("nan"))
     assert nan["repr"] == "nan" and summarizer.summarize(None)["type"] == "NoneType"
+
+
+def test_an_optimizer_sends_its_settings_and_tensor_count_read_without_its_methods():
+    """An optimizer showed only "SGD (", the first line of its repr."""
+    model = nn.Linear(3, 1)
+    s = Summarizer().summarize(torch.optim.SGD(model.parameters(), lr=0.1))
+    assert s["type"] == "SGD" and s["repr"].startswith("SGD (")  # the whole repr, for the tooltip
+    assert s["optimizer"]["groups"] == 1 and s["optimizer"]["tensors"] == 2
+    assert s["optimizer"]["settings"][:2] == [["lr", "0.1"], ["momentum", "0"]]
+    assert "foreach" not in dict(s["optimizer"]["settings"])  # None: nothing to say
+
+
+    class Guarded(torch.optim.Adam):
+        """A lesson's subclass whose attribute reads are code of its own: the summary runs none of it."""
+
+        guarded = False
+
+        def __getattribute__(self, name):
+            if name == "param_groups" and type(self).guarded:
+                raise RuntimeError("the lesson's code ran")
+            return super().__getattribute__(name)
+
+    optimizer = Guarded([{"params": [model.weight]}, {"params": [model.bias], "lr": 1.0}])
+    Guarded.guarded = True  # built: from now on a read of param_groups through the object fails
+    s = Summarizer().summarize(optimizer)
+    assert (s["type"], s["optimizer"]["groups"], s["optimizer"]["tensors"]) == ("Guarded", 2, 2)
+    assert dict(s["optimizer"]["settings"])["betas"] == "(0.9, 0.999)"

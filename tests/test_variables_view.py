@@ -239,6 +239,18 @@ def test_the_counts_of_containers_and_modules_are_worded_per_language_and_per_pl
         i18n.set_language("en")
 
 
+def test_an_optimizer_row_says_its_settings_and_how_many_tensors_it_updates(view, frame):
+    """The row of opt = torch.optim.SGD(model.parameters(), lr=0.1) read "SGD (": its repr's first line."""
+    model = nn.Linear(3, 1)
+    adam = torch.optim.Adam([{"params": [model.weight]}, {"params": [model.bias], "lr": 1.0}])
+    view.set_snapshot(frame(opt=torch.optim.SGD(model.parameters(), lr=0.1), adam=adam), {})
+    assert cell(view, ":opt", VALUE) == "SGD(lr=0.1, momentum=0, dampening=0, weight_decay=0, …) · 2 tensors"
+    assert cell(view, ":adam", VALUE).startswith("Adam(lr=0.001, betas=(0.9, 0.999), eps=1e-08, ")
+    assert cell(view, ":adam", VALUE).endswith(") · 2 parameter groups, 2 tensors")
+    tip = cell(view, ":opt", VALUE, Qt.ItemDataRole.ToolTipRole)
+    assert "Parameter Group 0" in tip and "nesterov: False" in tip  # the whole repr
+
+
 def test_the_filter_box_matches_names_ignoring_case(qtbot, view, frame):
     model = nn.Linear(2, 1)
     view.set_snapshot(frame(x=torch.ones(1), xs=[1, 2], loss=torch.zeros(()), model=model), {})

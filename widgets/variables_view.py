@@ -325,10 +325,28 @@ def summary_line(summary: dict[str, Any]) -> str:
             return f"{head} · " + tr("{tensors}, the first {n} listed ({values})", values=values, n=len(params),
                                      tensors=tensor_count(summary["parameter_count"])) + mode
         return f"{head} · " + tr("{tensors}, {values}", tensors=tensor_count(len(params)), values=values) + mode
+    if summary.get("optimizer"):
+        return optimizer_line(summary)
     text = summary.get("repr", summary.get("type", ""))
     if "items" in summary and ("\n" in text or len(text) > 100 or "tensor(" in text):
         return f"{summary['type']} · {item_count(summary.get('length', len(summary['items'])))}"
-    return text.split("\n", 1)[0]
+    # a repr of several lines on one: its first line alone said as little as "SGD ("
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
+
+
+#: Settings of an optimizer its row shows; the tooltip has them all.
+OPTIMIZER_SETTINGS_SHOWN = 4
+
+
+def optimizer_line(summary: dict[str, Any]) -> str:
+    """``SGD(lr=0.1, momentum=0, dampening=0, weight_decay=0, …) · 2 tensors``: its first group's settings."""
+    read = summary["optimizer"]
+    settings = [f"{key}={value}" for key, value in read["settings"][:OPTIMIZER_SETTINGS_SHOWN]]
+    more = ", …" if len(read["settings"]) > OPTIMIZER_SETTINGS_SHOWN else ""
+    count = tensor_count(read["tensors"])
+    if read["groups"] > 1:
+        count = tr("{n} parameter groups, {tensors}", n=read["groups"], tensors=count)
+    return f"{summary['type']}({', '.join(settings)}{more}) · {count}"
 
 
 def item_count(n: int) -> str:

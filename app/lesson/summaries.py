@@ -55,6 +55,8 @@ PARAMETER_LIMIT = 200
 SORTED_SET_LIMIT = 200
 #: Lines of a module's structure shown in its repr.
 MODULE_REPR_LINES = 40
+#: Settings of an optimizer's first parameter group sent (``lr``, ``momentum``…); the rest are left out.
+OPTIMIZER_SETTINGS = 12
 
 def _torch():
     """The lesson's torch module, or None when the lesson never imported it."""
@@ -281,6 +283,9 @@ class Summarizer:
                 return self._module(value)
             if is_a(value, torch.nn.utils.rnn.PackedSequence):
                 return self._packed(value, depth)
+            optim = sys.modules.get("torch.optim")
+            if optim is not None and is_a(value, optim.Optimizer):
+                return _optimizer(value)
         if is_a(value, (bool, int, float, complex, str, bytes, type(None))):
             return self._scalar(value)
         base = container_base(value)
@@ -360,6 +365,18 @@ class Summarizer:
             "unsorted_indices": opt(packed.unsorted_indices),
             "repr": bounded_repr(packed),
         }
+
+
+def _optimizer(optimizer: Any) -> dict[str, Any]:
+    """An optimizer's settings and how many tensors it updates, read from the ``param_groups`` list its
+    ``__init__`` stored (never through a method or property a lesson may override), and its bounded repr."""
+    groups = own_dict(optimizer).get("param_groups")
+    groups = [g for g in first_items(groups, list, 1000) if type(g) is dict] if type(groups) is list else []
+    tensors = sum(length(g["params"], list) for g in groups if type(dict.get(g, "params")) is list)
+    settings = [[key, bounded_repr(value, 40)] for key, value in first_items(groups[0], dict, 100)
+                if key != "params" and type(key) is str and value is not None][:OPTIMIZER_SETTINGS] if groups else []
+    return {"type": type(optimizer).__name__, "repr": bounded_repr(optimizer),
+            "optimizer": {"groups": len(groups), "tensors": tensors, "settings": settings}}
 
 
 def module_repr(module: Any, limit: int = 2000) -> str:
