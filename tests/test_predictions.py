@@ -397,3 +397,25 @@ def test_lesson_20_says_how_to_step_into_the_engine_past_its_question(qtbot, ope
     press(qtbot, window, Qt.Key.Key_F11)
     qtbot.waitUntil(lambda: window.run.live["function"] == "backward", timeout=30_000)
     assert window.run.live["stack"][1]["line"] == line  # called from out.backward()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)], ids=["1280x800", "1600x1000"])
+def test_the_answer_hint_reads_whole_and_its_tooltip_says_what_an_answer_may_be(
+        qtbot, open_window, tmp_path, size, language):
+    """At 1600x1000 in 中文 the hint was cut: "你的答案：数字、True/False、None、列表，或名…"."""
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    (lessons / "09_small.py").write_text(LESSON, encoding="utf-8")
+    settings.put("course/ask_predictions", True)
+    win = open_window(lessons / "09_small.py", size)
+    win.set_language(language)
+    win.run_to_end()  # F8
+    wait_paused(qtbot, win, H_LINE)
+    bar = win.prediction_bar
+    qtbot.mouseClick(bar._choice_buttons[0], Qt.LeftButton)  # on to the free-text question
+    qtbot.waitUntil(lambda: bar.answer_edit.isVisible(), timeout=30_000)
+    edit = bar.answer_edit
+    room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth) - 8
+    assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room, (edit.placeholderText(), room)
+    assert "MulBackward0" in edit.toolTip() and "None" in edit.toolTip()

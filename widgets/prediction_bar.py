@@ -23,7 +23,8 @@ from app.lesson_format import Prediction
 #: The bar's texts (English msgids, translated by :func:`app.i18n.tr` where they are shown).
 TEXTS = {
     "question": N_("Predict before this line runs: what will <code>{expr}</code> be after it?"),
-    "placeholder": N_("Your answer: a number, True/False, None, a list, a name such as MulBackward0…"),
+    "placeholder": N_("Your answer, e.g. 3, True, [1, 2]"),
+    "answer_tip": N_("Your answer: a number, True/False, None, a list, a name such as MulBackward0…"),
     "run": N_("Run the line"),
     "skip": N_("Skip"),
     "close": N_("Close"),
@@ -160,7 +161,8 @@ class PredictionBar(QFrame):
 
     def _retranslate(self) -> None:
         texts = {key: tr(text) for key, text in TEXTS.items()}
-        self.answer_edit.setPlaceholderText(texts["placeholder"])
+        self.answer_edit.setPlaceholderText(texts["placeholder"])  # short enough to read whole at 1280
+        self.answer_edit.setToolTip(texts["answer_tip"])
         self.run_button.setText(texts["run"])
         self.run_button.setToolTip(texts["run_tip"])
         self.skip_button.setText(texts["skip"])
