@@ -80,7 +80,7 @@ class LessonProcess:
         with ``Ended("crashed", error=...)`` once it has been killed.
     """
 
-    def __init__(self, on_message: Callable[[LessonProcess, Any], None]) -> None:
+    def __init__(self, on_message: Callable[[LessonProcess, Any], None], forked: bool = True) -> None:
         self._on_message = on_message
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
@@ -92,7 +92,7 @@ class LessonProcess:
         channel_read, channel_write = os.pipe()
         env[m.CHANNEL_FD_VARIABLE] = str(channel_write)
         try:
-            self.process = spawn(env, str(ROOT), channel_write)
+            self.process = spawn(env, str(ROOT), channel_write, forked)
         finally:
             os.close(channel_write)
         self._channel = _Channel(channel_read)

@@ -127,10 +127,13 @@ class _Server:
         """End the server (its children are not touched: each ends with its run)."""
         self.gone = True
         self._socket.close()
+        if not self.ready:  # still importing torch, so it has no children; it would hear the close only after
+            self.process.kill()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            self.process.wait()
 
     def _listen(self) -> None:
         while True:
@@ -168,14 +171,16 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def spawn(env: dict[str, str], cwd: str, channel: int) -> subprocess.Popen | ForkedProcess:
+def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> subprocess.Popen | ForkedProcess:
     """A lesson process (``python -X utf8 -m app.lesson.runner`` or its fork) with pipes for fd 0, 1 and 2.
 
     ``channel`` is the write end of its message pipe, named to it by ``env``'s
     :data:`~app.messages.CHANNEL_FD_VARIABLE` in a fresh interpreter (a forked child is told its own number).
+    Without ``forked`` it is a fresh interpreter and no server is started (a one-shot command's
+    server would import torch beside the lesson for nothing).
     """
     global _server
-    if sys.platform.startswith("linux"):
+    if forked and sys.platform.startswith("linux"):
         with _server_lock:
             if _server is None or (_server.gone and _server.process.poll() is not None):
                 _server = _Server([sys.executable, "-X", "utf8", "-m", "app.lesson.zygote"], env, cwd)

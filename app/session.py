@@ -82,11 +82,14 @@ class Session:
         :class:`~app.messages.Reply` and finally :class:`~app.messages.Ended`.
     warm_spare
         Keep a spare lesson process with torch imported, so that a run starts at once.
+    forked
+        Fork lesson processes from the spawner's server (:func:`app.lesson_spawner.spawn`).
     """
 
-    def __init__(self, listener: Listener | None = None, warm_spare: bool = True) -> None:
+    def __init__(self, listener: Listener | None = None, warm_spare: bool = True, forked: bool = True) -> None:
         self.listeners: list[Listener] = [listener] if listener else []
         self.warm_spare = warm_spare
+        self.forked = forked
         self.state = IDLE
         self.path: str | None = None
         self.source: str | None = None
@@ -239,7 +242,7 @@ class Session:
     # ---- processes ----------------------------------------------------------------------
 
     def _spawn(self) -> LessonProcess:
-        return LessonProcess(self._on_message)
+        return LessonProcess(self._on_message, self.forked)
 
     def _take_spare(self) -> LessonProcess:
         spare, self._spare = self._spare, None

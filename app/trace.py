@@ -36,7 +36,7 @@ def trace_records(path: str, breaks: list[int] | None = None, max_steps: int | N
 
 def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None = None,
                timeout: float | None = None, graph: bool = False, ops: bool = False,
-               session: Session | None = None) -> Iterator[dict[str, Any]]:
+               session: Session | None = None, forked: bool = True) -> Iterator[dict[str, Any]]:
     """Run ``path`` and yield one record per pause, then the ``end`` record.
 
     Without ``breaks`` every pause of step-into mode is a record; with them, only the
@@ -44,11 +44,12 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
     the PyTorch operations of the line that just ran. The lesson process is gone when the
     iterator is exhausted or closed. A ``session`` given (one with a warm spare, reused for many
     traces) is borrowed: it gets the trace's listener for the run and is left without a run.
+    ``forked`` is :class:`~app.session.Session`'s, for the session made when none is given.
     """
     events: queue.Queue[Any] = queue.Queue()
     own = session is None
     if session is None:
-        session = Session(events.put, warm_spare=False)
+        session = Session(events.put, warm_spare=False, forked=forked)
     else:
         session.listeners[:] = [events.put]
         session.breakpoints.clear()
@@ -165,7 +166,8 @@ def write_trace(path: str, out: TextIO, breaks: list[int] | None = None, max_ste
                 timeout: float | None = None, graph: bool = False, ops: bool = False) -> int:
     """Print the trace of ``path`` as JSON lines; returns the command's exit status."""
     last: dict[str, Any] = {}
-    with closing(iter_trace(path, breaks, max_steps, timeout, graph, ops)) as records:  # the lesson ends with us
+    # One run and the command ends: a fresh interpreter, no server importing torch beside it.
+    with closing(iter_trace(path, breaks, max_steps, timeout, graph, ops, forked=False)) as records:
         for record in records:
             out.write(json.dumps(jsonable(record), ensure_ascii=False, allow_nan=False) + "\n")
             out.flush()

@@ -123,3 +123,25 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
     except (FileNotFoundError, IndexError):
         return False
+
+
+def test_a_server_still_importing_torch_is_ended_at_once_on_close():
+    env = dict(os.environ, PYTHONPATH=str(lesson_spawner_root()))
+    server = lesson_spawner._Server([sys.executable, "-X", "utf8", "-m", "app.lesson.zygote"], env,
+                                    str(lesson_spawner_root()))
+    assert not server.ready  # it has only just started: torch is far from imported
+    server.close()
+    # Killed, not left to hear the close once its import is over (the trace command waited 5 s for that).
+    assert server.process.returncode == -signal.SIGKILL
+
+
+def test_a_run_that_is_not_forked_starts_no_server(events, lesson, monkeypatch):
+    monkeypatch.setattr(lesson_spawner, "_server", None)
+    session = Session(events, warm_spare=False, forked=False)
+    try:
+        session.start(lesson("print('alone')\n"), stop_on_entry=False)
+        assert isinstance(session._process.process, subprocess.Popen)
+        assert events.end(timeout=120).status == "ok"
+    finally:
+        session.close()
+    assert "alone" in events.output("stdout") and lesson_spawner._server is None
