@@ -82,14 +82,7 @@ def test_without_the_server_a_lesson_starts_as_a_fresh_interpreter_and_the_next_
     deadline = time.monotonic() + 30
     while not server.gone and time.monotonic() < deadline:
         time.sleep(0.02)
-    session = Session(events, warm_spare=False)
-    try:
-        session.start(lesson("print('fresh')\n"), stop_on_entry=False)
-        assert isinstance(session._process.process, subprocess.Popen)
-        assert events.end(timeout=120).status == "ok"
-    finally:
-        session.close()
-    assert "fresh" in events.output("stdout")
+    run_to_the_end_unforked(Session(events, warm_spare=False), events, lesson, "fresh")
     assert lesson_spawner._server is not server  # that spawn started a new server
     _server_ready()
 
@@ -109,6 +102,17 @@ def test_a_child_of_a_server_that_died_is_ended_not_left_running(lesson):
         time.sleep(0.02)
     assert not _alive(child.pid)
     os.close(read)
+
+
+def run_to_the_end_unforked(session: Session, events, lesson, word: str) -> None:
+    """Run a lesson printing ``word`` to its end in ``session`` and check it was a fresh interpreter."""
+    try:
+        session.start(lesson(f"print({word!r})\n"), stop_on_entry=False)
+        assert isinstance(session._process.process, subprocess.Popen)
+        assert events.end(timeout=120).status == "ok"
+    finally:
+        session.close()
+    assert word in events.output("stdout")
 
 
 def lesson_spawner_root():
@@ -137,11 +141,5 @@ def test_a_server_still_importing_torch_is_ended_at_once_on_close():
 
 def test_a_run_that_is_not_forked_starts_no_server(events, lesson, monkeypatch):
     monkeypatch.setattr(lesson_spawner, "_server", None)
-    session = Session(events, warm_spare=False, forked=False)
-    try:
-        session.start(lesson("print('alone')\n"), stop_on_entry=False)
-        assert isinstance(session._process.process, subprocess.Popen)
-        assert events.end(timeout=120).status == "ok"
-    finally:
-        session.close()
-    assert "alone" in events.output("stdout") and lesson_spawner._server is None
+    run_to_the_end_unforked(Session(events, warm_spare=False, forked=False), events, lesson, "alone")
+    assert lesson_spawner._server is None
