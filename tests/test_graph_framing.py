@@ -216,3 +216,25 @@ def test_fit_frames_whole_nodes_and_cuts_none_at_the_views_edge(qtbot, size):
         assert all(shown.contains(rects[node_id]) for node_id in operations)
         assert cut_nodes(view) == []
         assert text_pixels(view) >= 9
+
+
+def test_the_framed_extent_follows_lanes_as_they_grow_move_and_go(qtbot):
+    """The lanes' extent is kept as the lanes grow, not measured again each step: after every
+    step, and after the last steps' nodes are freed, it is what measuring every lane gives."""
+    view = make_view(qtbot, 800, 600)
+    view.set_graph(EMPTY)
+    _, diffs = rnn_graph(12)
+
+    def measured_again() -> QRectF:
+        view._lanes_rect = None
+        return view._content_rect()
+
+    for diff in diffs:
+        view.apply_diff(diff)
+        kept = view._content_rect()
+        assert kept == measured_again()
+    late = [node["id"] for diff in diffs[8:] for node in diff["added"] if node["kind"] != "leaf"]
+    before = view._content_rect()
+    view.apply_diff({"changed": True, "added": [], "removed": late, "edges_added": [], "roots": {}})
+    kept = view._content_rect()
+    assert kept == measured_again() and kept.height() < before.height()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 import pytest
@@ -269,3 +270,24 @@ def test_lanes_and_connectors_to_different_nodes_never_share_a_track():
     assert layout.position(1)[0] == layout.position(2)[0]  # one gutter
     assert layout.lane_track(1) != layout.lane_track(2)
     assert layout.connector_track(7, 1) != layout.connector_track(7, 2)
+
+
+def test_lanes_on_one_track_of_a_gutter_never_overlap_as_a_graph_grows_and_shrinks():
+    """Lanes sharing a gutter's track are found by bisection: as random graphs grow (lanes
+    deepen and push others aside) and lose nodes, no two lanes of one track ever share a rank."""
+    rng = random.Random(7)
+    layout, next_id, placed = LayeredLayout(), 1, []
+    for step in range(120):
+        if placed and step % 15 == 14:  # free the newest nodes, as a loop's freed graph does
+            gone, placed = placed[-6:], placed[:-6]
+            layout.remove(gone)
+        node = {"id": next_id, "kind": "leaf" if not placed or rng.random() < 0.25 else "op"}
+        edges = [[next_id, target, k] for k, target in enumerate(rng.sample(placed, min(len(placed), 3)))
+                 if node["kind"] == "op"]
+        layout.add([node], edges)
+        placed.append(next_id)
+        next_id += 1
+        lanes = [(layout.position(n)[0], layout.lane_track(n), layout.position(n)[1], layout.lane_depth(n))
+                 for n in placed if layout.lane_depth(n) is not None]
+        for (c1, t1, top1, d1), (c2, t2, top2, d2) in itertools.combinations(lanes, 2):
+            assert not (c1 == c2 and t1 == t2 and top1 <= d2 and top2 <= d1), (step, lanes)

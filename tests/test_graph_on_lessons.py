@@ -112,13 +112,16 @@ def assert_code_and_graph_linked(qtbot, window: MainWindow, stepper: Stepper, li
     code.go_to_line(line)
     block = code.document().findBlockByNumber(line - 1)
 
-    def hover_line() -> bool:  # aim again while the view settles its scroll
+    def hover_line() -> None:  # aim again while the view settles its scroll
         y = int(code.blockBoundingGeometry(block).translated(code.contentOffset()).center().y())
         # off and back on: the last line hovered may have been scrolled to this very spot
         # at the line's left edge, in no operation's span: the whole line's nodes light up
         qtbot.mouseMove(code.viewport(), QPoint(2, y + code.viewport().height() // 2))
         qtbot.mouseMove(code.viewport(), QPoint(2, y))
-        return made <= window.graph_view.origin_nodes()
+        outlined = window.graph_view.origin_nodes()
+        assert made <= outlined, (f"line {line} hovered as (line, column) {code._hovered_position} at y {y}, "
+                                  f"scrolled to {code.horizontalScrollBar().value()}, "
+                                  f"{code.verticalScrollBar().value()}: outlined {sorted(outlined)}")
 
     qtbot.waitUntil(hover_line, timeout=20_000)  # generous: a loaded machine settles the scroll late
     assert {node_id for node_id in window.graph_view.origin_nodes() if stepper.made[node_id]["kind"] != "leaf"} == made

@@ -570,6 +570,7 @@ class GraphView(QWidget):
         self._next: dict[int, list[int]] = {}  # targets in next_functions order
         self._chunks: dict[tuple[int, int], EdgeChunk] = {}  # (source, position in its next) -> chunk
         self._lanes: dict[int, EdgeChunk] = {}
+        self._lanes_rect: QRectF | None = QRectF()  # the union of the lanes' rectangles (None: to be measured)
         self._roots: dict[str, int] = {}
         self._new: set[int] = set()
         self._highlighted: set[int] = set()
@@ -914,16 +915,23 @@ class GraphView(QWidget):
             if depth is None:
                 if lane is not None:
                     self._scene.removeItem(self._lanes.pop(target))
+                    self._lanes_rect = None
                 continue
             if lane is None:
                 lane = self._lanes[target] = EdgeChunk([], self._lane_pen)
                 lane.setZValue(0)
                 self._scene.addItem(lane)
+            before = lane.sceneBoundingRect()
             drawn = self._drawn[target]
             path = QPainterPath()
             side = self._lane_path(path, target, depth * RANK_PITCH - NODE_HEIGHT / 2 - CONNECTOR_RISE)
             label = (QPointF(self._lane_x(target) + 5, side.y() + drawn.height / 2 + 14), drawn.shape)
             lane.set_geometry(path, [label] if label[1] else [], self._small)
+            after = lane.sceneBoundingRect()
+            if self._lanes_rect is not None and (before.isEmpty() or after.contains(before)):
+                self._lanes_rect |= after  # lanes only grew: the union grows with them, no lane is measured again
+            else:
+                self._lanes_rect = None
 
     # -- removing ---------------------------------------------------------------------------
 
@@ -1264,9 +1272,11 @@ class GraphView(QWidget):
             return QRectF()
         rect = self._extent.adjusted(-10, -26, 10, 10) | self._rect_of(i for i in set(self._roots.values())
                                                                       if i in self._drawn)
-        for lane in self._lanes.values():
-            rect |= lane.sceneBoundingRect()
-        return rect | self._groups.outer_rect()
+        if self._lanes_rect is None:
+            self._lanes_rect = QRectF()
+            for lane in self._lanes.values():
+                self._lanes_rect |= lane.sceneBoundingRect()
+        return rect | self._lanes_rect | self._groups.outer_rect()
 
     def _node_at(self, position: Any) -> int | None:
         for item in self._view.items(position):
