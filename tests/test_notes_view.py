@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QTextCursor
 from test_layout import iter_blocks
 
 from app.lesson_format import parse_lesson
@@ -151,3 +152,46 @@ def test_inline_code_in_the_notes_never_breaks_inside_a_name(qtbot, open_window,
         shown_code = shown_code or "torch.is_grad_enabled()" in browser.toPlainText().replace("\u200b", "")
         assert not any(overflows(block) for block in iter_blocks(document))  # nor does a word run past the column
     assert shown_code
+
+
+def lines_past(document, right: float) -> list[str]:
+    """The lines of prose in ``document`` that end past the view: beyond ``right`` and the margin after it.
+
+    Code blocks and tables are left out: they scroll sideways, as code and wide tables do. (A
+    full-width comma may hang into the margin.)
+    """
+    past = []
+    for block in iter_blocks(document):
+        if block.blockFormat().nonBreakableLines() or QTextCursor(block).currentTable() is not None:
+            continue
+        layout = block.layout()
+        for n in range(layout.lineCount()):
+            line = layout.lineAt(n)
+            text = block.text()[line.textStart():line.textStart() + line.textLength()]
+            end = layout.position().x() + line.x() + line.naturalTextWidth()
+            if text.strip() and end > right + document.documentMargin():
+                past.append(f"{text} (+{end - right:.0f} px)")
+    return past
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)], ids=["1280", "1600"])
+def test_no_note_of_any_lesson_runs_past_the_column(qtbot, open_window, size, language):
+    """Lesson 14 at 1600×1000 in Chinese cut ``register_post_accumulate_g`` at the column's edge,
+    with a sideways scroll bar under the notes: every section of every lesson fits the column."""
+    window = open_window(LESSON_FILES[0], size)
+    window.set_language(language)
+    window.docks["notes"].raise_()
+    notes, browser = window.notes_view, window.notes_view.browser
+    qtbot.waitUntil(lambda: browser.isVisible() and browser.viewport().width() > 0)
+    cut = []
+    for lesson in LESSON_FILES:
+        window.open_file(lesson)
+        for section in parse_lesson(lesson).notes:
+            notes.show_line(section.start_line)
+            document = browser.document()
+            document.documentLayout().documentSize()
+            right = document.textWidth() - document.documentMargin()  # the column's right edge
+            cut += [f"{lesson.stem}:{section.start_line}: {text}" for text in lines_past(document, right)]
+            assert broken_identifiers(document) == [], (lesson.stem, section.start_line)
+    assert cut == []

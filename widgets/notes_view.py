@@ -23,13 +23,21 @@ _BLOCK_END = re.compile(r"\s*(?:#{1,6}(?:\s|$)|```|~~~|\||(?:[-*_=]\s*){3,}$)")
 _FENCE = re.compile(r"\s*(?:```|~~~)")
 #: An inline code span, which may go on over a line break of its paragraph: its backticks and what they hold.
 _CODE_SPAN = re.compile(r"(`+)((?:[^`\n]|\n(?![ \t]*\n))+?)\1")
-#: Where inline code may wrap besides a space: after '.', '(' or ',' (a zero-width space marks it).
-_CODE_BREAK = re.compile(r"([.(,])(?=\S)")
+#: Where inline code may wrap besides a space: after '.', '(', ',' or '=' (a zero-width space marks it).
+_CODE_BREAK = re.compile(r"(?<=[^\s.])([.(,=])(?=\S)")  # not a leading '.' (``.grad`` stays whole)
+#: A name longer than a list item's line of the ~190 px column holds (``register_post_accumulate_grad_hook``).
+_LONG_NAME = re.compile(r"\w{20,}")
+#: Where such a name may wrap: after an underscore, or between a lower-case letter and a capital.
+_NAME_BREAK = re.compile(r"(?<=[^\W_])_(?=[^\W_])|(?<=[a-z])(?=[A-Z])")
 ZERO_WIDTH_SPACE = "\u200b"
+#: A heading line without inline code: its names wrap as inline code does (``# torch.autograd.grad``).
+_HEADING = re.compile(r"(\s*#{1,6}\s+)(.*)")
 #: Font size steps of the headings by level (Qt's Markdown gives +3, +2, +1), each made smaller
 #: while a line break cuts one of its words: in a column of 190 px a level-1 heading at +3 broke
 #: "Backpropagatio / n".
 HEADING_SIZES = {1: 2, 2: 1, 3: 0}
+#: How far a list item is indented (Qt's 40 px left a list item 128 of the column's 168 px).
+LIST_INDENT = 18
 
 
 def join_wrapped_lines(markdown: str) -> str:
@@ -74,11 +82,14 @@ def join_wrapped_lines(markdown: str) -> str:
 
 
 def breakable_code(markdown: str) -> str:
-    """``markdown`` with a zero-width space after each '.', '(' and ',' inside inline code.
+    """``markdown`` with a zero-width space after each '.', '(', ',' and '=' inside inline code.
 
     The notes column is ~190 px wide and the notes wrap only at word boundaries, so a name is never cut
     (``torch.is_grad_enabl`` / ``ed()``); these are the places a long call may wrap instead:
-    ``torch.`` / ``is_grad_enabled()``. Fenced code blocks are left as written.
+    ``torch.`` / ``is_grad_enabled()``. A name of 20 characters or more, which may not fit a list item's line
+    at all, may also wrap after an underscore or before a capital inside it
+    (``register_post_`` / ``accumulate_grad_hook``). A heading's names wrap the same way (a heading
+    of larger type, ``# torch.autograd.grad``, ran past the column). Fenced code blocks are left as written.
     """
     chunks, prose, in_fence = [], [], False  # prose: the lines since the last fence, spans may span them
     for line in markdown.split("\n"):
@@ -89,14 +100,25 @@ def breakable_code(markdown: str) -> str:
             chunks.append(line)
             in_fence = in_fence != bool(_FENCE.match(line))
         else:
-            prose.append(line)
+            heading = _HEADING.match(line)
+            prose.append(heading[1] + _breakable(heading[2]) if heading and "`" not in line else line)
     if prose:
         chunks.append(_CODE_SPAN.sub(_breakable_span, "\n".join(prose)))
     return "\n".join(chunks)
 
 
 def _breakable_span(span: re.Match[str]) -> str:
-    return span[1] + _CODE_BREAK.sub(rf"\1{ZERO_WIDTH_SPACE}", span[2]) + span[1]
+    return span[1] + _breakable(span[2]) + span[1]
+
+
+def _breakable(code: str) -> str:
+    """``code`` with a zero-width space where it may wrap (see :func:`breakable_code`)."""
+    code = _LONG_NAME.sub(lambda name: _NAME_BREAK.sub(_name_break, name[0]), code)
+    return _CODE_BREAK.sub(rf"\1{ZERO_WIDTH_SPACE}", code)
+
+
+def _name_break(place: re.Match[str]) -> str:
+    return place[0] + ZERO_WIDTH_SPACE  # after the underscore, or before the capital (the match is empty)
 
 
 class NotesView(QWidget):
@@ -113,6 +135,7 @@ class NotesView(QWidget):
         # Only at word boundaries (Qt's default also breaks anywhere in a word wider than the room left,
         # which cut names in two): inline code gets its own break opportunities (breakable_code).
         self.browser.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self.browser.document().setIndentWidth(LIST_INDENT)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
