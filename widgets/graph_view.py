@@ -599,6 +599,7 @@ class GraphView(QWidget):
         """Place and draw new nodes and their edges; returns the ids drawn."""
         by_id = {int(n["id"]): n for n in nodes}
         placed = self._layout.add(nodes, edges)
+        moved = self._layout.take_moved()  # lanes this add moved to other tracks
         for node_id in placed:
             self._draw_node(by_id[node_id])
             self._groups.add(node_id, by_id[node_id].get("origin"), self._layout.boxes(node_id))
@@ -626,10 +627,10 @@ class GraphView(QWidget):
                 if other is not None and other not in by_id and self._drawn[other].tag is not None:
                     self._scene.removeItem(self._drawn[other].tag)
                     self._drawn[other].tag = self._make_tag(self._drawn[other], self._names_of(other))
-        moved = self._layout.take_moved()
-        if moved:  # lanes that changed track: the edges into them are drawn again, to where the lanes are now
+        if moved:  # lanes that changed track: edges drawn before into them are drawn again, to where they are now
+            fresh_edges = set(fresh)  # drawn just now, to the lanes' new tracks
             self._rebuild_chunks({(s, p) for t in moved for s in self._layout.users(t)
-                                  for p, other in enumerate(self._next.get(s, ())) if other == t})
+                                  for p, other in enumerate(self._next.get(s, ())) if other == t} - fresh_edges)
         self._update_lanes(set(map(self._target_of, fresh)) | moved)
         self._fit_index()
         return placed
