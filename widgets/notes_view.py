@@ -227,9 +227,14 @@ class NotesView(QWidget):
 
 
 def overflows(block: QTextBlock) -> bool:
-    """Whether a line of a laid-out ``block`` is wider than the column (a word that does not fit it)."""
-    layout = block.layout()
-    return any(layout.lineAt(n).naturalTextWidth() > layout.lineAt(n).width() + 0.5 for n in range(layout.lineCount()))
+    """Whether a line of a laid-out ``block`` ends past the column's right edge (a word that does not fit it).
+
+    The edge is the document's, not the line's: Qt widens a line to the word it cannot break.
+    A full-width comma may hang into the document's margin; past the margin, text is cut.
+    """
+    layout, right = block.layout(), block.document().textWidth()
+    return any(layout.position().x() + line.x() + line.naturalTextWidth() > right + 0.5
+               for line in map(layout.lineAt, range(layout.lineCount())) if line.textLength())
 
 
 def broken_words(block: QTextBlock) -> list[str]:
