@@ -113,12 +113,9 @@ def _breakable_span(span: re.Match[str]) -> str:
 
 def _breakable(code: str) -> str:
     """``code`` with a zero-width space where it may wrap (see :func:`breakable_code`)."""
-    code = _LONG_NAME.sub(lambda name: _NAME_BREAK.sub(_name_break, name[0]), code)
+    # after the underscore, or before the capital (where the match is empty)
+    code = _LONG_NAME.sub(lambda name: _NAME_BREAK.sub(rf"\g<0>{ZERO_WIDTH_SPACE}", name[0]), code)
     return _CODE_BREAK.sub(rf"\1{ZERO_WIDTH_SPACE}", code)
-
-
-def _name_break(place: re.Match[str]) -> str:
-    return place[0] + ZERO_WIDTH_SPACE  # after the underscore, or before the capital (the match is empty)
 
 
 class NotesView(QWidget):
