@@ -80,30 +80,31 @@ class _Track:
 
     def __init__(self) -> None:
         self._tops: list[int] = []
-        self._targets: dict[int, int] = {}  # top -> lane target (one node per cell: tops differ)
+        self._lanes: dict[int, tuple[int, Lane]] = {}  # top -> (target, lane); one node per cell: tops differ
 
-    def overlapping(self, lanes: Mapping[int, Lane], lane: Lane) -> list[int]:
+    def overlapping(self, lane: Lane) -> list[int]:
         """The targets of this track's lanes, other than ``lane``, whose spans meet ``lane``'s, top first."""
         index = bisect.bisect_left(self._tops, lane.top)
         found = []
-        if index and lanes[self._targets[self._tops[index - 1]]].depth >= lane.top:
-            found.append(self._targets[self._tops[index - 1]])
+        if index:
+            target, above = self._lanes[self._tops[index - 1]]
+            if above.depth >= lane.top:
+                found.append(target)
         for top in itertools.islice(self._tops, index, None):
             if top > lane.depth:
                 break
-            if lanes[self._targets[top]] is not lane:
-                found.append(self._targets[top])
+            target, other = self._lanes[top]
+            if other is not lane:
+                found.append(target)
         return found
 
     def add(self, target: int, lane: Lane) -> None:
         bisect.insort(self._tops, lane.top)
-        self._targets[lane.top] = target
+        self._lanes[lane.top] = target, lane
 
     def discard(self, lane: Lane) -> None:
-        index = bisect.bisect_left(self._tops, lane.top)
-        if index < len(self._tops) and self._tops[index] == lane.top:
-            del self._tops[index]
-            del self._targets[lane.top]
+        if self._lanes.pop(lane.top, None) is not None:
+            del self._tops[bisect.bisect_left(self._tops, lane.top)]
 
 
 def no_groups(node: Mapping[str, Any]) -> Path:
@@ -439,7 +440,7 @@ class LayeredLayout:
         lane.depth = depth
         column = self._column[target]
         track = self._gutters[column, lane.track]
-        for other in track.overlapping(self._lanes, lane):
+        for other in track.overlapping(lane):
             track.discard(self._lanes[other])
             self._put_on_track(other)
             self._moved.add(other)
@@ -447,7 +448,7 @@ class LayeredLayout:
     def _put_on_track(self, target: int) -> None:
         lane, column = self._lanes[target], self._column[target]
         for track in itertools.count():
-            if not self._gutters[column, track].overlapping(self._lanes, lane):
+            if not self._gutters[column, track].overlapping(lane):
                 lane.track = track
                 self._gutters[column, track].add(target, lane)
                 return
