@@ -359,11 +359,13 @@ def _stall_lesson(lesson, stall: str) -> tuple[str, Path]:
 
     The test pauses only once that byte came: a pause asked for before the stall would be
     answered (the lesson is still running Python lines), and the test would wait for nothing.
+    ``{fifo}`` in ``stall`` is the FIFO's path, for a stall that writes the byte itself.
     """
     reached = Path(lesson("", name="reached"))
     reached.unlink()
     os.mkfifo(reached)
     code = stall.replace("{reached}", f"os.write(os.open({str(reached)!r}, os.O_WRONLY), b'!')")
+    code = code.replace("{fifo}", repr(str(reached)))
     path = lesson(f"""
     import itertools, os, stat, struct
 
@@ -414,14 +416,20 @@ def test_a_lesson_that_writes_into_the_message_channel_is_said_to_be_stalled_and
 
 
 def test_a_call_that_holds_the_interpreter_is_said_to_be_stalled_and_stop_ends_it(session, events, lesson):
-    # one line: once the file exists, the line's trace event has passed and only C code runs
-    path, reached = _stall_lesson(lesson, "{reached}; total = sum(itertools.repeat(1))  # C code, never back")
+    # The byte is written from inside the C call (sum -> chain -> map -> os.write), so once the
+    # test reads it no bytecode of the lesson runs again. Written by a Python statement before
+    # the call, the byte let the test's pause land on the bytecodes between the write and sum()
+    # about one run in ten: a pause, rightly, and the stalled notice the test waited for never came.
+    path, reached = _stall_lesson(
+        lesson, "fd = os.open({fifo}, os.O_WRONLY)\n"
+                "    total = sum(itertools.chain(map(os.write, [fd], [b'!']), itertools.repeat(1)))  # never back")
     reader = _reader(reached)
     _start(session, events, path)
     _wait_reached(reader)
     session.pause()
     notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
-    assert notice.kind == "stalled"
+    assert notice.kind == "stalled", notice
+    assert not any(isinstance(message, m.Paused) for message in events.seen)
     pid = session._process.pid
     session.stop()
     assert events.end(timeout=BOUND).status == "stopped"
