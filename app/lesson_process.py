@@ -160,6 +160,14 @@ class LessonProcess:
     def alive(self) -> bool:
         return self.process.poll() is None
 
+    def bytes_said(self) -> int:
+        """How many bytes of messages the lesson has written so far, read or still on their way."""
+        return self._channel.written()
+
+    def bytes_heard(self) -> int:
+        """How many bytes of messages the app has read whole so far (a frame cut short is not)."""
+        return self._channel.consumed
+
     def _read_events(self) -> None:
         stream = self._channel
         while True:

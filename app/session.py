@@ -106,7 +106,6 @@ class Session:
         self._graph = GraphMirror()
         self._checks: list[str] | None = None
         self._ids = itertools.count(1)
-        self._heard = 0  # messages (not text) heard from the current run's process
         if warm_spare:
             self._spare = self._spawn()
 
@@ -198,20 +197,32 @@ class Session:
     def pause(self) -> None:
         """Ask a running lesson to pause at its next traced line.
 
-        If the lesson process says nothing within :data:`STALL_SECONDS` (it always answers a
-        pause request, with the pause or with a ``busy`` notice), listeners get a
-        ``Notice("stalled")``: the process cannot answer, and only :meth:`stop` ends it.
+        If the app hears nothing the lesson process wrote after the request (it always answers
+        one, with the pause or with a ``busy`` notice) and reads nothing more for
+        :data:`STALL_SECONDS`, listeners get a ``Notice("stalled")``: the process cannot answer,
+        and only :meth:`stop` ends it. Messages written before the request are no answer (a
+        recording the app was still catching up with hid a stall behind them), but while the
+        app still reads them the wait goes on: the answer may be queued behind them.
         """
         with self._lock:
             if self.state == RUNNING and self._process is not None:
                 self._process.send(m.Pause())
-                timer = threading.Timer(STALL_SECONDS, self._check_answered, (self._process, self._heard))
-                timer.daemon = True
-                timer.start()
+                self._watch_answer(self._process, self._process.bytes_said())
 
-    def _check_answered(self, process: LessonProcess, heard: int) -> None:
+    def _watch_answer(self, process: LessonProcess, asked_at: int) -> None:
+        """Check, :data:`STALL_SECONDS` from now, that ``process`` answered what it was asked when it
+        had written ``asked_at`` bytes."""
+        timer = threading.Timer(STALL_SECONDS, self._check_answered, (process, asked_at, process.bytes_heard()))
+        timer.daemon = True
+        timer.start()
+
+    def _check_answered(self, process: LessonProcess, asked_at: int, heard: int) -> None:
         with self._lock:
-            if process is not self._process or self._ended or self._heard != heard:
+            if process is not self._process or self._ended or self.state != RUNNING \
+                    or process.bytes_heard() > asked_at:
+                return
+            if process.bytes_heard() != heard:  # still reading what came before the request
+                self._watch_answer(process, asked_at)
                 return
             self._emit(m.Notice.of("stalled", STALLED, None, seconds=STALL_SECONDS))
 
@@ -274,8 +285,6 @@ class Session:
         with self._lock:
             if process is not self._process or self._ended:
                 return
-            if not isinstance(message, m.Output):
-                self._heard += 1
             if isinstance(message, int):
                 self._finish(m.Ended("crashed", exit_code=message, signal=signal_name(message)))
                 return

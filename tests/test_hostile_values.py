@@ -13,6 +13,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from conftest import line_of
@@ -439,3 +440,33 @@ def test_a_call_that_holds_the_interpreter_is_said_to_be_stalled_and_stop_ends_i
         pass
     else:
         raise AssertionError("the lesson process outlived Stop")
+
+
+def test_a_stall_behind_a_recording_the_app_is_still_reading_is_said_to_be_stalled(session, events, lesson):
+    # The app reads the recorded pauses slower than the lesson writes them; the lesson then holds
+    # the interpreter. Counting every message heard after the request as an answer, the session
+    # took the recording's backlog for one and never said the lesson was stalled.
+    path, reached = _stall_lesson(
+        lesson, "fd = os.open({fifo}, os.O_WRONLY)\n"
+                "    for i in range(300):\n"
+                "        x = i\n"
+                "    total = sum(itertools.chain(map(os.write, [fd], [b'!']), itertools.repeat(1)))  # never back")
+
+    def slow_reader(message):
+        if isinstance(message, m.Paused):
+            time.sleep(0.005)  # an app busy drawing: the recorded pauses queue up in the channel
+        events(message)
+
+    session.listeners[:] = [slow_reader]
+    reader = _reader(reached)
+    session.start(path, stop_on_entry=True)
+    events.pause(timeout=START)
+    session.record()
+    _wait_reached(reader)
+    session.pause()
+    notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
+    assert notice.kind == "stalled", notice
+    paused = [message for message in events.seen if isinstance(message, m.Paused)]
+    assert len(paused) > 300 and all(message.snapshot.get("recording") for message in paused[1:])
+    session.stop()
+    assert events.end(timeout=BOUND).status == "stopped"
