@@ -208,6 +208,46 @@ def test_a_repr_that_swallows_the_timeout_and_goes_on_still_lets_the_pause_arriv
     assert _finish(session, events) == "finished\n"
 
 
+def test_a_repr_str_and_format_that_sleep_let_every_pause_arrive(session, events, lesson):
+    # Python 3.11: the timeout raised into the repr's thread, while it slept, held the main thread
+    # in place until the sleep ended (the run took 31 s with 30 s sleeps; plain python 0.0 s).
+    path = lesson("""
+    import time
+
+    class Sleepy(Exception):
+        def __repr__(self):
+            time.sleep(60)
+            return "sleepy"
+
+        __str__ = __repr__
+
+        def __format__(self, spec):
+            time.sleep(60)
+            return "sleepy"
+
+    s = Sleepy()
+    a = 1
+    b = a + 1
+    print("finished", b)
+    raise s
+    """)
+    session.breakpoints[path] = {line_of(path, "s = Sleepy()"): None}
+    _start(session, events, path)
+    events.pause(timeout=BOUND)
+    shown = []
+    for _ in range(4):  # s = ..., a = 1, b = ..., print: each pause within the bound, not only the last
+        session.step_over()
+        shown.append(events.pause(timeout=BOUND))
+    assert [snapshot["line"] for snapshot in shown] == [line_of(path, marker) for marker in ("a = 1", "b = a", "print(", "raise s")]
+    assert shown[0]["vars"]["s"]["repr"] == TIMED_OUT
+    session.resume()
+    post_mortem = events.pause(timeout=BOUND)
+    assert post_mortem["post_mortem"] and post_mortem["exception"]["type"] == "Sleepy"
+    session.resume()
+    assert events.end(timeout=BOUND).status == "error"
+    assert events.output("stdout") == "finished 2\n"
+
+
 def test_an_uncaught_exception_whose_str_never_returns_still_pauses_post_mortem(session, events, lesson):
     path = lesson("""
     class Stubborn(Exception):

@@ -12,8 +12,8 @@ most :data:`REPR_SECONDS`; past that, the main thread shows a placeholder and go
 without it. The bound so holds whatever the repr does: an earlier version raised a timeout
 exception into the main thread from a ``SIGALRM`` handler, and a repr that caught it
 (``except BaseException``) and looped on held the pause for good. The abandoned thread
-cannot be killed: it is sent :class:`ReprTimeout` (``PyThreadState_SetAsyncExc``), which
-ends a repr that lets it through, and is told to stop when it returns; while it still runs,
+cannot be killed: it is sent :class:`ReprTimeout` (``PyThreadState_SetAsyncExc``) once it
+runs Python code, which ends a repr that lets it through, and is told to stop when it returns; while it still runs,
 it shares the GIL with the lesson, so at most :data:`STRAY_LIMIT` are ever abandoned and
 no repr is run after that. What no thread can bound is one C call that holds the GIL
 without end: the whole process stalls, and the app, which hears nothing, says so and
@@ -59,6 +59,7 @@ class _ReprThread:
 
     def __init__(self) -> None:
         self.jobs: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
+        self.interrupted = False
         self.thread = threading.Thread(target=self._serve, name="gradstep-repr", daemon=True)
         self.thread.start()
 
@@ -95,11 +96,46 @@ class _ReprThread:
         return None
 
     def abandon(self) -> None:
-        """Leave the thread to its repr: ask the repr to stop, and the thread to end once it returns."""
+        """Leave the thread to its repr: the thread ends once it returns, and :meth:`interrupt` asks the repr to stop."""
         self.jobs.put(None)
+        self.interrupt()
+
+    def interrupt(self) -> None:
+        """Raise :class:`ReprTimeout` into the repr, once, when it runs Python code (see :func:`_runs_python`)."""
         ident = self.thread.ident
-        if ident is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ReprTimeout))
+        if self.interrupted or ident is None or not _runs_python(self.thread):
+            return
+        self.interrupted = True
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(ReprTimeout))
+
+
+#: How long :func:`_runs_python` watches a thread.
+_WATCH_SECONDS = 0.01
+
+
+def _runs_python(thread: threading.Thread) -> bool:
+    """Whether ``thread`` runs Python code now, rather than waiting inside a C call (``time.sleep``, a read).
+
+    Python 3.11 flags a pending asynchronous exception for the whole interpreter, and only
+    the thread it is meant for clears the flag, when it next runs bytecode: until then every
+    traced thread runs in place (a repr inside ``time.sleep(30)`` held the lesson's main
+    thread for the 30 s). 3.12 flags the thread alone, so there it is always safe to send.
+    The test is the thread's CPU time over a short watch where the OS gives it, else whether
+    its innermost frame moved.
+    """
+    if sys.version_info >= (3, 12):
+        return True
+    try:
+        clock = time.pthread_getcpuclockid(thread.ident)
+        before = time.clock_gettime(clock)
+        time.sleep(_WATCH_SECONDS)
+        return time.clock_gettime(clock) - before > _WATCH_SECONDS / 4
+    except (AttributeError, OSError):  # no per-thread clock here (Windows, macOS)
+        frame = sys._current_frames().get(thread.ident)
+        where = (frame, frame.f_lasti) if frame is not None else None
+        time.sleep(_WATCH_SECONDS)
+        frame = sys._current_frames().get(thread.ident)
+        return frame is not None and (frame, frame.f_lasti) != where
 
 
 class _LessonRepr(reprlib.Repr):
@@ -156,7 +192,7 @@ class ReprBudget:
         self.spent = 0.0
         self._slow: dict[int, Any] = {}
         self._reader: _ReprThread | None = None
-        self._strays: list[threading.Thread] = []
+        self._strays: list[_ReprThread] = []
 
     def new_pause(self) -> None:
         """Start a pause's budget afresh (objects already known to be slow stay known)."""
@@ -173,7 +209,9 @@ class ReprBudget:
         if reader is not None and threading.current_thread() is reader.thread:
             return fn(value)  # the helper thread itself: no thread to wait on
         if reader is None:
-            self._strays = [thread for thread in self._strays if thread.is_alive()]
+            self._strays = [stray for stray in self._strays if stray.thread.is_alive()]
+            for stray in self._strays:
+                stray.interrupt()  # one that was waiting in a C call when abandoned may run Python now
             if len(self._strays) >= STRAY_LIMIT:
                 return STRAYS
             reader = self._reader = _ReprThread()
@@ -184,7 +222,7 @@ class ReprBudget:
             self.spent += time.perf_counter() - start
         if text is None:
             reader.abandon()
-            self._strays.append(reader.thread)
+            self._strays.append(reader)
             self._reader = None
             self._remember(value)
             return TIMED_OUT
