@@ -26,6 +26,7 @@ import os
 import select
 import selectors
 import signal
+import subprocess
 import sys
 import termios
 import threading
@@ -58,6 +59,16 @@ def signal_name(returncode: int | None) -> str | None:
 
 #: How a run ends when the lesson process broke the channel (``reason`` is the decoder's, in English).
 MALFORMED = N_("the lesson process sent a malformed message ({reason})")
+#: How a run ends when the lesson closed or replaced the channel's file descriptors.
+CHANNEL_LOST = N_("the lesson closed or replaced the file descriptors of GradStep's message channel, so GradStep "
+                  "could no longer follow it")
+#: How long the lesson process may live on once its channel has closed before it is ended.
+CHANNEL_CLOSED_SECONDS = 1.0
+
+
+def channel_lost_error() -> dict[str, Any]:
+    """The ``error`` of the :class:`~app.messages.Ended` of a run whose lesson broke the channel."""
+    return {"type": "ChannelLost", "message": CHANNEL_LOST, "line": None, "template": CHANNEL_LOST, "fields": {}}
 
 
 def malformed_error(exc: m.MalformedMessage) -> dict[str, Any]:
@@ -200,10 +211,17 @@ class LessonProcess:
             self._delivered = self._channel.consumed
             self._release()
         self._channel.close()
-        code = self.process.wait()
+        try:
+            code = self.process.wait(CHANNEL_CLOSED_SECONDS)
+        except subprocess.TimeoutExpired:  # it closed the channel and lives on: nothing reaches the app any more
+            self.kill()
+            code = m.CHANNEL_LOST_EXIT
         self.kill_group()  # the lesson process is gone: nothing it started may outlive it
         for reader in self._readers:
             reader.join(DRAIN_SECONDS)
+        if code == m.CHANNEL_LOST_EXIT:
+            self._on_message(self, m.Ended("crashed", error=channel_lost_error(), exit_code=code))
+            return
         self._on_message(self, code)
 
     def _read_output(self, pipe: _OutputPipe) -> None:

@@ -43,6 +43,8 @@ NO_INPUT_MESSAGE = N_("this lesson asked for keyboard input (input() or sys.stdi
                       "does not offer yet: give the value in the code instead")
 #: The environment variable that tells the lesson process its message pipe's fd.
 CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
+#: The exit code of a lesson process whose message channel the lesson closed or replaced.
+CHANNEL_LOST_EXIT = 86
 #: The environment variable that tells the lesson-process server (``app/lesson/zygote.py``) its socket's fd.
 SERVER_FD_VARIABLE = "GRADSTEP_SERVER_FD"
 
@@ -158,8 +160,10 @@ class Notice:
     """Something the learner must be told while the lesson runs, that no other message says.
 
     ``kind`` is ``busy`` (a pause has not landed: the lesson is inside one long call),
-    ``untraced`` (the lesson replaced the trace function: stepping stops there) or
-    ``breakpoint`` (a breakpoint will not be hit, and why); ``line`` is the lesson line
+    ``breakpoint`` (a breakpoint will not be hit, and why), ``exiting`` (the last line has
+    run and the program is ending: the session keeps it, and says ``stalled`` if the program
+    does not end) or ``stalled`` (said by the session: the lesson does not answer, or does
+    not end); ``line`` is the lesson line
     it is about, if any. ``text`` is in English; ``template`` (a message id of :mod:`app.i18n`)
     and ``fields`` let the app say it in the learner's language.
     """

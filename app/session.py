@@ -36,6 +36,18 @@ STALLED = N_("The lesson has not answered for {seconds:g} s: a call that holds t
              "into GradStep's message channel, stalls it. Stop ends it now.")
 
 
+#: What the session says when the program has not ended that long after its last line (by the phase it is in).
+EXIT_STALLED = {
+    "threads": N_("The lesson's last line has run, but after {seconds:g} s the program still waits for its "
+                  "threads to end ({threads}), as plain python would. Stop ends it."),
+    "handlers": N_("The lesson's last line has run, but after {seconds:g} s an exit handler (atexit, "
+                   "weakref.finalize) has not returned: the program does not end, as under plain python. "
+                   "Stop ends it."),
+}
+#: The error of a run stopped then.
+UNFINISHED = N_("Stopped after the last line: the program had not ended")
+
+
 class LessonFileError(Exception):
     """The lesson file cannot be run: missing, unreadable or not text in its encoding."""
 
@@ -106,6 +118,7 @@ class Session:
         self._graph = GraphMirror()
         self._checks: list[str] | None = None
         self._ids = itertools.count(1)
+        self._exiting: m.Notice | None = None  # the current run's last "exiting" notice: its last line has run
         if warm_spare:
             self._spare = self._spawn()
 
@@ -131,6 +144,7 @@ class Session:
             self.snapshot = None
             self._graph = GraphMirror()
             self._ended = False
+            self._exiting = None
             self._process = self._take_spare()
             self.state = RUNNING
             self._checks = list(checks) if checks else None
@@ -226,6 +240,14 @@ class Session:
                 return
             self._emit(m.Notice.of("stalled", STALLED, None, seconds=STALL_SECONDS))
 
+    def _check_exited(self, process: LessonProcess, exiting: m.Notice) -> None:
+        with self._lock:
+            if process is not self._process or self._ended or self._exiting is not exiting:
+                return
+            fields = exiting.fields or {}
+            self._emit(m.Notice.of("stalled", EXIT_STALLED[fields.get("phase", "handlers")], None,
+                                   seconds=STALL_SECONDS, threads=fields.get("threads", "")))
+
     def set_breakpoints(self, file: str, lines: dict[int, str | None]) -> None:
         """Replace the breakpoints of ``file`` (line → condition or None); applies to a live run too."""
         file = os.path.abspath(file)
@@ -271,7 +293,9 @@ class Session:
             return
         if not self._ended:
             process.kill()
-            self._finish(m.Ended("stopped"))
+            error = None if self._exiting is None else {
+                "type": "NotFinished", "message": UNFINISHED, "line": None, "template": UNFINISHED, "fields": {}}
+            self._finish(m.Ended("stopped", error))
         else:
             process.kill()
 
@@ -302,6 +326,12 @@ class Session:
             if isinstance(message, m.Ended):
                 process.kill_group()  # the run is over: what the lesson started ends with it
                 self._finish(message)
+                return
+            if isinstance(message, m.Notice) and message.kind == "exiting":
+                self._exiting = message  # told only if the program then does not end (_check_exited)
+                timer = threading.Timer(STALL_SECONDS, self._check_exited, (process, message))
+                timer.daemon = True
+                timer.start()
                 return
             if isinstance(message, m.Reply) and isinstance(graph := message.result.get("graph"), dict):
                 self._graph.expand(graph)  # a reply's graph changes travel as the pauses' do

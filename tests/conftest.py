@@ -216,6 +216,15 @@ def lesson(tmp_path: Path):
     return write
 
 
+def process_gone(pid: int) -> bool:
+    """Whether no process has the id ``pid`` any more (it ended and was reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
 def line_of(path: str, marker: str) -> int:
     """The 1-based number of the first line of ``path`` containing ``marker``."""
     for number, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):

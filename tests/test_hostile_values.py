@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import line_of
+from conftest import line_of, process_gone
 
 from app import messages as m
 from app.lesson.bounded_repr import TIMED_OUT
@@ -238,7 +238,8 @@ def test_a_repr_str_and_format_that_sleep_let_every_pause_arrive(session, events
     for _ in range(4):  # s = ..., a = 1, b = ..., print: each pause within the bound, not only the last
         session.step_over()
         shown.append(events.pause(timeout=BOUND))
-    assert [snapshot["line"] for snapshot in shown] == [line_of(path, marker) for marker in ("a = 1", "b = a", "print(", "raise s")]
+    markers = ("a = 1", "b = a", "print(", "raise s")
+    assert [snapshot["line"] for snapshot in shown] == [line_of(path, marker) for marker in markers]
     assert shown[0]["vars"]["s"]["repr"] == TIMED_OUT
     session.resume()
     post_mortem = events.pause(timeout=BOUND)
@@ -474,12 +475,7 @@ def test_a_call_that_holds_the_interpreter_is_said_to_be_stalled_and_stop_ends_i
     pid = session._process.pid
     session.stop()
     assert events.end(timeout=BOUND).status == "stopped"
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        pass
-    else:
-        raise AssertionError("the lesson process outlived Stop")
+    assert process_gone(pid), "the lesson process outlived Stop"
 
 
 def test_a_stall_behind_a_recording_the_app_is_still_reading_is_said_to_be_stalled(session, events, lesson):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -268,19 +270,45 @@ def test_a_breakpoint_in_another_thread_says_it_will_not_be_hit(session, events,
     assert events.end().status == "ok"
 
 
-@pytest.mark.parametrize("call", ["sys.settrace(None)", "sys.settrace(lambda *args: None)"])
-def test_a_lesson_that_replaces_the_trace_function_is_told_that_stepping_stops(session, events, lesson, call):
-    path = lesson(f"""
-    import sys
-    {call}
-    after = 1
-    """)
-    session.start(path)
-    for _ in range(2):  # lines 1 and 2; the step over line 2 goes on untraced
-        events.pause()
+OWN_TRACE = """
+import sys
+
+seen = []
+
+def local(frame, event, arg):
+    seen.append((event, frame.f_code.co_name, frame.f_lineno))
+    return local
+
+def tracer(frame, event, arg):
+    seen.append((event, frame.f_code.co_name, frame.f_lineno))
+    return local if frame.f_code.co_name == "f" else None
+
+def f(x):
+    y = x + 1
+    return y
+
+sys.settrace(tracer)
+mine = sys.gettrace() is tracer
+f(1)
+f(2)
+sys.settrace(None)
+print(mine, sys.gettrace(), seen)
+"""
+
+
+@pytest.mark.parametrize("stepping", [True, False], ids=["stepped", "continued"])
+def test_the_lessons_own_trace_function_sees_what_it_sees_under_plain_python_and_stepping_goes_on(
+        session, events, lesson, stepping):
+    path = lesson(OWN_TRACE)
+    plain = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=60).stdout
+    assert plain.startswith("True None [('call', 'f', 13), ('line', 'f', 14)")
+    session.start(path, stop_on_entry=stepping)
+    lines = []
+    while isinstance(message := events.wait((m.Paused, m.Ended)), m.Paused):
+        lines.append(message.snapshot["line"])
         session.step_into()
-    notice = events.wait(m.Notice)
-    assert notice.kind == "untraced" and notice.line == 2 and "may not stop" in notice.text
-    while isinstance(message := events.wait((m.Paused, m.Ended)), m.Paused):  # the current frame may still step
-        session.step_into()
-    assert message.status == "ok"
+    assert message.status == "ok" and events.output("stdout") == plain
+    if stepping:  # every line after sys.settrace(tracer) was still a pause, f's body included
+        assert {line_of(path, "y = x + 1"), line_of(path, "sys.settrace(None)"), line_of(path, "print(mine")} \
+            <= set(lines)
+    assert not any(isinstance(message, m.Notice) for message in events.seen)

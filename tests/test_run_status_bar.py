@@ -45,3 +45,15 @@ def test_a_return_pause_says_yielding_suspended_or_raising_when_the_frame_does_n
     assert pause_text({**base, "return_kind": "await"}).startswith("Paused suspended at an await in f(), line 3")
     assert pause_text({**base, "return_kind": "raise", "exception": {"type": "KeyError", "message": "'k'"}}
                       ).startswith("Paused raising KeyError from f(), line 3")
+
+
+def test_a_program_that_does_not_end_after_its_last_line_says_so_in_the_output_and_when_stopped(qtbot, window_on):
+    window = window_on("import atexit\n\ndef never():\n    while True:\n        pass\n\natexit.register(never)\n"
+                       "print('last line')\n")
+    window.act_run_to_end.trigger()
+    qtbot.waitUntil(lambda: "exit handler" in window.console.output.toPlainText(), timeout=30_000)
+    assert window.session.state == "running" and "exit handler" in window.state_label.text()
+    window.act_stop.trigger()
+    ended = wait_ended(qtbot, window, timeout=5_000)
+    assert ended.status == "stopped"
+    qtbot.waitUntil(lambda: "the program had not ended" in window.state_label.text(), timeout=5_000)

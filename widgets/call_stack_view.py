@@ -31,10 +31,11 @@ class CallStackView(QWidget):
         self.list.currentRowChanged.connect(self._on_list_current_row_changed)
         self.clear()
 
-    def set_stack(self, stack: list[dict[str, Any]], selected: int = 0) -> None:
-        """Show ``stack`` (innermost first) with row ``selected`` current."""
+    def set_stack(self, stack: list[dict[str, Any]], selected: int = 0, cut: bool = False) -> None:
+        """Show ``stack`` (innermost first) with row ``selected`` current; ``cut``: outer frames were left out."""
         self._filling = True
         self._stack = stack
+        self._cut = cut
         self.list.clear()
         for depth, frame in enumerate(stack):
             name = frame["function"]
@@ -44,6 +45,11 @@ class CallStackView(QWidget):
             item.setToolTip(tr("{file}, line {line}, depth {depth}", file=os.path.basename(frame["file"]),
                                line=frame["line"], depth=depth))
             self.list.addItem(item)
+        if cut:
+            more = QListWidgetItem(tr("… outer frames not shown"))
+            more.setFlags(Qt.ItemFlag.NoItemFlags)  # not a frame: nothing to select
+            more.setToolTip(tr("A pause reads the innermost {count} frames of a deep stack.", count=len(stack)))
+            self.list.addItem(more)
         self.list.setEnabled(True)
         self.list.setCurrentRow(selected)
         self._filling = False
@@ -51,7 +57,7 @@ class CallStackView(QWidget):
     def retranslate(self) -> None:
         """Show the rows again in the current language."""
         if self._stack is not None:
-            self.set_stack(self._stack, max(self.list.currentRow(), 0))
+            self.set_stack(self._stack, max(self.list.currentRow(), 0), self._cut)
         else:
             self.clear()
 

@@ -825,10 +825,11 @@ class MainWindow(QMainWindow):
             self.console.append_output(stream, text)
 
     def _on_bridge_noticed(self, kind: str, text: str) -> None:
-        """A long call holds the pause up: the status says so; anything else is a note in the output."""
-        if kind == "busy":
+        """A long call holds the pause up: the status says so; a lesson that does not answer or does not end
+        is said in the status and in the output; anything else is a note in the output."""
+        if kind in ("busy", "stalled"):
             self.status.show_notice(text)
-        else:
+        if kind != "busy":
             self._on_bridge_output("native", f"[GradStep] {text}\n")
 
     def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
@@ -856,7 +857,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(True)
-        self.stack_view.set_stack(snapshot["stack"], 0)
+        self.stack_view.set_stack(snapshot["stack"], 0, snapshot.get("stack_cut", False))
         self.notes_view.show_line(snapshot["line"])
         self.console.set_input_enabled(True)
         if snapshot.get("post_mortem"):
@@ -886,7 +887,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_current_line(snapshot["line"], snapshot["event"])
         self.code_view.set_operation_span(snapshot["op"]["span"] if "op" in snapshot else None)
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], before=self.run.before(index))
-        self.stack_view.set_stack(snapshot["stack"], 0)
+        self.stack_view.set_stack(snapshot["stack"], 0, snapshot.get("stack_cut", False))
         self.notes_view.show_line(snapshot["line"])
         self.graph_view.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
         self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
@@ -924,7 +925,7 @@ class MainWindow(QMainWindow):
             if run.is_over:
                 self.stack_view.clear()
             else:
-                self.stack_view.set_stack(snapshot["stack"], 0)
+                self.stack_view.set_stack(snapshot["stack"], 0, snapshot.get("stack_cut", False))
             self.notes_view.show_line(snapshot["line"])
             self.backward_panel.set_enabled_for_state(live, "running" if self.session.state == RUNNING else "ended")
             self.console.set_input_enabled(live, "ended" if run.is_over else "running")

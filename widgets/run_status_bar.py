@@ -43,6 +43,8 @@ def end_text(ended: m.Ended) -> str:
     if status == "crashed":
         how = ended.signal or tr("exit code {code}", code=ended.exit_code)
         return tr("The lesson process crashed ({how}); the next run starts a fresh one", how=how)
+    if status == "stopped" and ended.error and ended.error.get("template"):  # after the last line: not finished
+        return tr(ended.error["template"], **ended.error.get("fields", {}))
     if status == "error" and ended.error:
         if ended.error.get("line"):
             return tr("Stopped by an error: {type} on line {line}", type=ended.error["type"], line=ended.error["line"])

@@ -12,8 +12,9 @@ most :data:`REPR_SECONDS`; past that, the main thread shows a placeholder and go
 without it. The bound so holds whatever the repr does: an earlier version raised a timeout
 exception into the main thread from a ``SIGALRM`` handler, and a repr that caught it
 (``except BaseException``) and looped on held the pause for good. The abandoned thread
-cannot be killed: it is sent :class:`ReprTimeout` (``PyThreadState_SetAsyncExc``) once it
-runs Python code, which ends a repr that lets it through, and is told to stop when it returns; while it still runs,
+cannot be killed: once it runs Python code it is sent :class:`ReprTimeout`
+(``PyThreadState_SetAsyncExc``), which ends a repr that lets it through, and it is told to
+stop when the repr returns; while it still runs,
 it shares the GIL with the lesson, so at most :data:`STRAY_LIMIT` are ever abandoned and
 no repr is run after that. What no thread can bound is one C call that holds the GIL
 without end: the whole process stalls, and the app, which hears nothing, says so and
@@ -96,7 +97,7 @@ class _ReprThread:
         return None
 
     def abandon(self) -> None:
-        """Leave the thread to its repr: the thread ends once it returns, and :meth:`interrupt` asks the repr to stop."""
+        """Leave the thread to its repr: it ends once the repr returns; :meth:`interrupt` asks the repr to stop."""
         self.jobs.put(None)
         self.interrupt()
 

@@ -1,17 +1,19 @@
 """The lesson process's few hooks into the interpreter, each there so the lesson runs as with plain python.
 
-They let the engine see what it must report (a lesson replacing the trace function, a
-breakpoint in another thread, the grad mode where an exception was raised) and keep
+They let the engine see what it must report (a breakpoint in another thread, the grad mode
+where an exception was raised), chain the lesson's own trace function after the engine's, and keep
 GradStep's own package out of the lesson's way, without changing what the lesson computes.
 """
 
 from __future__ import annotations
 
 import builtins
+import errno
 import functools
 import importlib
 import os
 import pkgutil
+import subprocess
 import sys
 import threading
 import traceback
@@ -108,25 +110,130 @@ def hide_engine(lesson_dir: str) -> None:
     builtins.__import__ = engine_aware_import
 
 
-def watch_settrace(on_change: Callable[[Any, FrameType], None]) -> None:
-    """Call ``on_change(function, caller_frame)`` when code other than the engine's calls ``sys.settrace``.
+#: What importing a module the learner's own file shadows raises (the file is not what ``import`` gives here).
+SHADOWED = N_("{file} is not what 'import {name}' gives under GradStep: the engine has already imported the real "
+              "{name}, where plain python would import your file. Rename {filename} so that it does not shadow {name}.")
 
-    The call itself goes through unchanged; a removal while nothing traces changes nothing
-    and is not reported.
+_startup_modules: frozenset[str] | None = None
+
+
+def plain_startup_modules() -> frozenset[str]:
+    """The modules a plain ``python lesson.py`` has imported before the lesson's first line (asked of a
+    fresh interpreter once, and only when a lesson's folder holds a file named like a loaded module)."""
+    global _startup_modules
+    if _startup_modules is None:
+        env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+        listing = subprocess.run([sys.executable, "-X", "utf8", "-c", "import sys; print(' '.join(sys.modules))"],
+                                 capture_output=True, text=True, env=env, timeout=60, check=False).stdout
+        _startup_modules = frozenset(listing.split())
+    return _startup_modules
+
+
+def shadowed_modules(lesson_dir: str) -> dict[str, str]:
+    """Modules the engine has loaded that a file in ``lesson_dir`` would replace under plain python: name → file."""
+    try:
+        entries = list(os.scandir(lesson_dir))
+    except OSError:
+        return {}
+    found = {}
+    for entry in entries:
+        name = entry.name.removesuffix(".py") if entry.name.endswith(".py") else entry.name
+        if name == entry.name and not os.path.isfile(os.path.join(entry.path, "__init__.py")):
+            continue  # neither a module nor a package
+        if name.isidentifier() and name in sys.modules and name != "__main__":
+            found[name] = entry.path
+    if found:
+        found = {name: file for name, file in found.items() if name not in plain_startup_modules()}
+    return found
+
+
+def refuse_shadowed(lesson_dir: str) -> None:
+    """Make the lesson's own ``import`` of a module that a file in ``lesson_dir`` shadows raise, naming the file.
+
+    Plain python would import the learner's ``torch.py``; here the engine's ``torch`` is already
+    loaded and cannot make way, so the lesson is told rather than handed the wrong module.
     """
-    original = getattr(sys.settrace, "__wrapped__", sys.settrace)
+    shadowed = shadowed_modules(lesson_dir)
+    if not shadowed:
+        return
+    original = builtins.__import__
+    home = os.path.realpath(lesson_dir)
 
-    @functools.wraps(original)
-    def settrace(function: Any) -> None:
-        caller = sys._getframe(1)
-        engine = os.path.dirname(caller.f_code.co_filename) in ENGINE_DIRS
-        # A new thread installs the hook of threading.settrace (see watch_other_threads) itself.
-        if not engine and function is not threading.gettrace() and (
-                function is not None or sys.gettrace() is not None):
-            on_change(function, caller)
-        original(function)
+    def shadow_aware_import(name: str, globals: dict[str, Any] | None = None, locals: Any = None,
+                            fromlist: Any = (), level: int = 0) -> Any:
+        top = name.partition(".")[0]
+        if not level and top in shadowed and globals is not None and \
+                os.path.dirname(os.path.realpath(globals.get("__file__") or "")) == home:
+            file = shadowed[top]
+            raise ImportError(SHADOWED.format(file=file, name=top, filename=os.path.basename(file)), name=top,
+                              path=file)
+        return original(name, globals, locals, fromlist, level)
 
-    sys.settrace = settrace
+    builtins.__import__ = shadow_aware_import
+
+
+def chain_settrace(tracer: Any) -> None:
+    """Give the lesson's ``sys.settrace`` / ``sys.gettrace`` (main thread) to ``tracer``, which chains the
+    lesson's trace function after its own (:meth:`app.lesson.tracer.Tracer.set_lesson_trace`).
+
+    The lesson's function sees the events of its own and its libraries' frames, never the engine's,
+    and ``sys.gettrace()`` gives it back, as under plain python; the engine's own calls (and other
+    threads', which the engine does not trace) go through unchanged.
+    """
+    settrace = getattr(sys.settrace, "__wrapped__", sys.settrace)
+    gettrace = getattr(sys.gettrace, "__wrapped__", sys.gettrace)
+    main = threading.get_ident()
+
+    def lesson_calls() -> bool:
+        # builtins only: a Python call here would be an event for the lesson's own trace function
+        return threading.get_ident() == main and \
+            sys._getframe(2).f_code.co_filename.rpartition(os.sep)[0] not in ENGINE_DIRS
+
+    @functools.wraps(settrace)
+    def chained_settrace(function: Any) -> None:
+        if lesson_calls():
+            tracer.set_lesson_trace(function)
+        else:
+            settrace(function)
+
+    @functools.wraps(gettrace)
+    def chained_gettrace() -> Any:
+        return tracer.lesson_trace if lesson_calls() else gettrace()
+
+    sys.settrace, sys.gettrace = chained_settrace, chained_gettrace
+
+
+def guard_fds(fds: tuple[int, ...]) -> None:
+    """Keep the engine's file descriptors out of the lesson's ``os.close``, ``os.closerange`` and ``os.dup2``.
+
+    To the lesson they are not open, as under plain python: closing one raises ``EBADF``, a
+    range skips them. Making one a copy of another file cannot be passed over, and says whose
+    it is. (The channel also sits far above the numbers lessons use, and a lesson that breaks
+    it anyway ends the run at once: :func:`app.lesson.runner._channel_lost`.)
+    """
+    guarded = frozenset(fds)
+    close, closerange, dup2 = os.close, os.closerange, os.dup2
+
+    @functools.wraps(close)
+    def guarded_close(fd: int) -> None:
+        if fd in guarded:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        close(fd)
+
+    @functools.wraps(closerange)
+    def guarded_closerange(low: int, high: int) -> None:
+        for fd in sorted(fd for fd in guarded if low <= fd < high):
+            closerange(low, fd)
+            low = fd + 1
+        closerange(low, high)
+
+    @functools.wraps(dup2)
+    def guarded_dup2(fd: int, fd2: int, inheritable: bool = True) -> int:
+        if fd2 in guarded:
+            raise OSError(errno.EBUSY, f"file descriptor {fd2} is GradStep's message channel")
+        return dup2(fd, fd2, inheritable)
+
+    os.close, os.closerange, os.dup2 = guarded_close, guarded_closerange, guarded_dup2
 
 
 def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: Callable[[Any], frozenset[int]],

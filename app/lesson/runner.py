@@ -9,6 +9,7 @@ the order they were written.
 
 from __future__ import annotations
 
+import atexit
 import builtins
 import faulthandler
 import fcntl
@@ -42,7 +43,7 @@ from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
 from app.lesson.predictions import judge, passed, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
-from app.lesson.tracer import STEPPING, Tracer, canonical, untrace_imports
+from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
 from app.process_tree import become_subreaper, end_descendants
 
@@ -72,21 +73,57 @@ class Channel:
         """Point both pipe ends at /dev/null (in a forked child): the fds and file objects stay
         valid, so nothing can later write a stray byte to whatever reuses their numbers."""
         null = os.open(os.devnull, os.O_RDWR)
+        dup2 = getattr(os.dup2, "__wrapped__", os.dup2)  # the engine's own fds: past lesson_hooks.guard_fds
         for stream in (self.inbound, self.outbound):
-            os.dup2(null, stream.fileno())
+            dup2(null, stream.fileno())
         os.close(null)
 
     def send(self, message: Any) -> None:
         data = m.encode(message)
         with self._lock:
-            self.outbound.write(data)
-            self.outbound.flush()
+            try:
+                self.outbound.write(data)
+                self.outbound.flush()
+            except (OSError, ValueError):
+                _channel_lost()
 
     def receive(self) -> Any:
         try:
             return m.read_message(self.inbound)
         except m.MalformedMessage:  # only a dying app cuts a frame short: as good as the end
             return None
+        except (OSError, ValueError):
+            _channel_lost()
+
+    def fds(self) -> tuple[int, int]:
+        """The channel's two file descriptors, which the lesson must not touch."""
+        return self.inbound.fileno(), self.outbound.fileno()
+
+
+def _channel_lost() -> None:
+    """The lesson closed or replaced the channel's fds: nothing can reach the app any more, so end at
+    once with the code that tells the app why (:data:`app.messages.CHANNEL_LOST_EXIT`)."""
+    end_descendants(os.getpid())
+    os._exit(m.CHANNEL_LOST_EXIT)
+
+
+def _out_of_reach(fd: int) -> int:
+    """``fd`` moved to a number far above those a lesson opens or closes by range (``for fd in range(3, 21)``).
+
+    The lowest number at or above ``limit - 64`` that is free, below a soft limit of at most
+    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256.
+    """
+    try:
+        import fcntl
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
+        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, limit - 64))
+    except (ImportError, OSError):
+        return fd
+    os.close(fd)
+    return moved
 
 
 class LessonStream(io.TextIOWrapper):
@@ -118,11 +155,8 @@ BUSY_IN_CALL = N_("The lesson is inside a call that cannot be interrupted ({func
                   "line {line}{code}); the pause lands when it returns. Stop ends it now.")
 BUSY_OUTSIDE = N_("The lesson is inside a call that cannot be interrupted ({function}() of {file}); the pause "
                   "lands when it returns. Stop ends it now.")
-UNTRACED_REMOVED = N_("Line {line}: the lesson removed the trace function (sys.settrace(None)); from here on "
-                      "GradStep may not stop in this thread any more, neither at a step nor at a breakpoint.")
-UNTRACED_INSTALLED = N_("Line {line}: the lesson installed its own trace function (sys.settrace); from here on "
-                        "GradStep may not stop in this thread any more, neither at a step nor at a breakpoint.")
-
+EXITING_THREADS = N_("The lesson's last line has run; the program waits for its threads to end ({threads}).")
+EXITING_HANDLERS = N_("The lesson's last line has run; the program runs its exit handlers (atexit, weakref.finalize).")
 
 class NoInput(io.TextIOBase):
     """``sys.stdin`` of a lesson: there is no keyboard input, and reading says so."""
@@ -221,7 +255,7 @@ class LessonRunner:
         It keeps fd 1 and fd 2 (its output reaches the app as the parent's does) but never
         touches the message pipes, and it ends as a script ends, without a pause.
         """
-        sys.settrace(None)
+        self._stop_tracing()
         threading.settrace(None)
         self.forked = True
         self.tracer = None
@@ -241,7 +275,9 @@ class LessonRunner:
             if isinstance(message, (m.Pause, m.SetBreakpoints)) and not self.paused and self.tracer:
                 _thread.interrupt_main(_INTERRUPT)
                 if isinstance(message, m.Pause):
-                    threading.Timer(PAUSE_LANDING_SECONDS, self._check_pause_landed, (self.step,)).start()
+                    timer = threading.Timer(PAUSE_LANDING_SECONDS, self._check_pause_landed, (self.step,))
+                    timer.daemon = True  # the engine's, not one that Python's exit waits for
+                    timer.start()
 
     def _check_pause_landed(self, step: int) -> None:
         """Tell the app when a pause has not landed in time: the lesson is inside one long call."""
@@ -311,7 +347,7 @@ class LessonRunner:
         self.ops.values = command.op_values
         for file, lines in command.breakpoints.items():
             self.tracer.set_breakpoints(file, lines)
-        lesson_hooks.watch_settrace(self._on_lesson_settrace)
+        lesson_hooks.chain_settrace(self.tracer)
         lesson_hooks.watch_other_threads(self.tracer.is_user_code, self.tracer.breakpoint_lines, self._notify)
         signal.signal(_INTERRUPT, self._on_interrupt)
         if command.watches and not command.stop_on_entry:  # every line is looked at, as in a continue with watches
@@ -323,17 +359,17 @@ class LessonRunner:
         try:
             exec(code, self.namespace)
         except SystemExit as exc:
-            sys.settrace(None)
+            self._stop_tracing()
             if self.forked:
                 raise
             return self._exited(exc)
         except BaseException as exc:  # everything the lesson raises is the learner's to see
-            sys.settrace(None)
+            self._stop_tracing()
             if self.forked:
                 raise
             return self._post_mortem(exc)
         finally:
-            sys.settrace(None)
+            self._stop_tracing()
             self._flush()
         with engine_reads():
             variables = self.snapshots.module_variables(self.namespace)
@@ -353,15 +389,29 @@ class LessonRunner:
                 results.append({"expression": expression, "passed": None, "error": f"{type(exc).__name__}: {exc}"})
         return results
 
+    def _stop_tracing(self) -> None:
+        """No trace function and no breakpoint monitoring any more: the run is over (or forked)."""
+        if self.tracer is not None:
+            self.tracer.stop()
+        else:
+            sys.settrace(None)
+
+    def shut_down(self) -> None:
+        """After the last line, what Python does before it exits: wait for the lesson's threads, then run
+        its exit handlers (``atexit``, ``weakref.finalize``), telling the app before each so that it can
+        say when one never ends (:data:`app.session.EXIT_STALLED`)."""
+        waiting = [thread.name for thread in threading.enumerate()
+                   if not thread.daemon and thread is not threading.current_thread()]
+        if waiting:
+            self._notify("exiting", EXITING_THREADS, None, phase="threads", threads=", ".join(waiting))
+            threading._shutdown()  # noqa: SLF001 - the very call Python's exit makes
+        self._notify("exiting", EXITING_HANDLERS, None, phase="handlers")
+        atexit._run_exitfuncs()  # noqa: SLF001 - prints a failing handler's traceback, as Python does
+        self._flush()
+
     def _notify(self, kind: str, template: str, at_line: int | None = None, /, **fields: Any) -> None:
         if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
             self.channel.send(m.Notice.of(kind, template, at_line, **fields))
-
-    def _on_lesson_settrace(self, function: Any, caller: FrameType) -> None:
-        """The lesson replaced the trace function: say that stepping stops there."""
-        user = self.tracer.user_frames(caller) if self.tracer is not None else []
-        line = user[0].f_lineno if user else None
-        self._notify("untraced", UNTRACED_REMOVED if function is None else UNTRACED_INSTALLED, line, line=line)
 
     def _prepare_main(self, command: m.Run) -> None:
         module = types.ModuleType("__main__")
@@ -377,6 +427,7 @@ class LessonRunner:
         builtins.input = _no_input
         sys.stdin = NoInput()
         lesson_hooks.hide_engine(sys.path[0])
+        lesson_hooks.refuse_shadowed(sys.path[0])
         lesson_hooks.hide_engine_frames(self.namespace)
 
     def _flush(self) -> None:
@@ -487,7 +538,7 @@ class LessonRunner:
             self._after_line = resume
             return
         action, file, line = self._resumed(frame, resume)
-        frame.f_trace = self.tracer.resume(frame, action, file, line)
+        set_local(frame, self.tracer.resume(frame, action, file, line))
 
     @engine_reads()
     def _watch_changes(self, frame: FrameType) -> list[str]:
@@ -538,7 +589,8 @@ class LessonRunner:
                     self.ops.pause_in(None)  # a line stepped by expression is over, with or without operations
                 self.step += 1
                 self.selected = 0
-                snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg)
+                cut = self.tracer.more_frames([frame for frame, _ in self.frames])
+                snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg, cut)
                 if self.tracer.returned is not None and op is None:  # a step out landed: what the function gave back
                     function, value = self.tracer.returned
                     snapshot["returned"] = {"function": function, "value": self.snapshots.summarizer.summarize(value)}
@@ -764,11 +816,11 @@ def value_fingerprint(summary: dict[str, Any]) -> Any:
 
 def _open_channel() -> Channel:
     """Take stdin for the app's messages and the pipe the app passed for ours; the lesson reads /dev/null."""
-    inbound = os.fdopen(os.dup(0), "rb", buffering=0)
+    inbound = os.fdopen(_out_of_reach(os.dup(0)), "rb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    outbound_fd = int(os.environ.pop(m.CHANNEL_FD_VARIABLE))
+    outbound_fd = _out_of_reach(int(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
     os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
     return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))
 
@@ -793,15 +845,18 @@ def main() -> None:
     gc.freeze()
     channel.send(m.Ready(os.getpid(), torch_version))
     runner = LessonRunner(channel)
+    lesson_hooks.guard_fds(channel.fds())
     command = runner.wait_for_run()
     ended = runner.run(command)
     if runner.forked:  # a forked child that ran to the end of the lesson: it has no app to tell
         runner._flush()
         os._exit(0)
+    if ended.status != "empty" and not (ended.status == "error" and ended.error.get("type") == "SyntaxError"):
+        runner.shut_down()
     end_descendants(os.getpid())  # before the app hears of the end: once we exit, the detached ones are init's
     channel.send(ended)
     channel.outbound.flush()
-    # Skip interpreter teardown: the lesson's threads and atexit handlers must not hang us.
+    # Skip the rest of interpreter teardown: the lesson's threads and exit handlers have had their turn.
     os._exit(0)
 
 

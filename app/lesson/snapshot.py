@@ -138,7 +138,7 @@ class SnapshotBuilder:
                 and not issubclass(type(value), _HIDDEN_TYPES)}
 
     def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
-              selected: int = 0, arg: Any = None) -> dict[str, Any]:
+              selected: int = 0, arg: Any = None, cut: bool = False) -> dict[str, Any]:
         """The snapshot of a pause.
 
         Parameters
@@ -153,6 +153,8 @@ class SnapshotBuilder:
             Index in ``frames`` of the frame whose variables are shown.
         arg
             The trace event's argument: the return value at ``return``.
+        cut
+            ``frames`` are only the innermost user frames of a deeper stack (``stack_cut``).
         """
         self.summarizer.new_pause()
         frame, line = frames[0]
@@ -171,5 +173,7 @@ class SnapshotBuilder:
             "exception": raised(arg) if event == "exception" else None,
             "post_mortem": False,
         }
+        if cut:
+            snapshot["stack_cut"] = True
         snapshot.update(self._variables(frames[selected][0], False))
         return snapshot

@@ -22,6 +22,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from app.lesson.engine_reads import engine_reads
+from app.lesson.hooks import ENGINE_DIRS
 from app.lesson.origins import ForwardLog, LineLog
 from app.lesson.snapshot import frame_locals, return_kind
 
@@ -29,6 +30,11 @@ from app.lesson.snapshot import frame_locals, return_kind
 STEPPING = frozenset({"step_into", "step_over", "step_out"})
 
 TraceFn = Callable[[FrameType, str, Any], Any]
+
+#: The user frames a pause reads, innermost first: a 20,000-deep recursion must not cost each step its depth.
+#: Stepping needs no more: every step pauses at the first event of the stepped frame or of its nearest
+#: ancestor, and each pause gives the frames within this window their tracers again.
+STACK_LIMIT = 100
 
 
 #: Code flags of generators, coroutines and async generators.
@@ -82,6 +88,41 @@ def code_lines(code: CodeType) -> frozenset[int]:
     return frozenset(line for _, _, line in code.co_lines() if line is not None)
 
 
+def _engines(code: CodeType) -> bool:
+    """Whether ``code`` is the engine's own."""
+    return os.path.dirname(code.co_filename) in ENGINE_DIRS
+
+
+class _Chained:
+    """The local trace function of a frame that both the engine and the lesson's own trace function trace.
+
+    The engine's part runs first (it may pause there), then the lesson's, each fed the event and
+    keeping what its last call returned, as each would as the frame's only ``f_trace``.
+    """
+
+    __slots__ = ("engine", "lesson")
+
+    def __init__(self, engine: TraceFn | None, lesson: TraceFn | None) -> None:
+        self.engine = engine
+        self.lesson = lesson
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> _Chained | None:
+        if self.engine is not None:
+            self.engine = self.engine(frame, event, arg)
+        if self.lesson is not None:
+            self.lesson = self.lesson(frame, event, arg)
+        return self if self.engine is not None or self.lesson is not None else None
+
+
+def set_local(frame: FrameType, local: TraceFn | None) -> None:
+    """Make ``local`` the engine's local trace function of ``frame``, keeping the lesson's, if it has one."""
+    current = frame.f_trace
+    if isinstance(current, _Chained):
+        current.engine = local
+    else:
+        frame.f_trace = local
+
+
 class Tracer:
     """Decides at which events a lesson pauses, and calls ``on_pause`` there.
 
@@ -118,6 +159,9 @@ class Tracer:
         self.unwinding: tuple[FrameType, Any] | None = None
         self.lines = LineLog(self.is_user_code)
         self.forwards = forwards
+        #: The lesson's own ``sys.settrace`` function: called at every event of the lesson's (and its
+        #: libraries') frames after the engine's, as if it were the only one (see ``lesson_hooks.chain_settrace``).
+        self.lesson_trace: TraceFn | None = None
         self._local_fn = self._local
         self._global = self._make_global()
 
@@ -184,12 +228,31 @@ class Tracer:
             if user is None:
                 user = classify(code)
             if user:
-                return enter(frame, event, arg)
-            if code is module_call and self.action in STEPPING:
-                return forwards.entered(frame)
-            return None
+                local = enter(frame, event, arg)
+            elif code is module_call and self.action in STEPPING:
+                local = forwards.entered(frame)
+            else:
+                local = None
+            lesson = self.lesson_trace
+            if lesson is None or _engines(code) or (frame.f_back is not None and _engines(frame.f_back.f_code)):
+                return local  # the engine's frames, and what they call, are no part of the lesson's run
+            theirs = lesson(frame, event, arg)
+            return local if theirs is None else _Chained(local, theirs)
 
         return global_trace
+
+    def set_lesson_trace(self, function: TraceFn | None) -> None:
+        """The lesson called ``sys.settrace(function)``: chain it after the engine's trace function from now on."""
+        self.lesson_trace = function
+        self._install()
+
+    def _install(self) -> None:
+        """Set the global trace function when the engine or the lesson needs one, else none (full speed)."""
+        sys.settrace(self._global if self.lesson_trace is not None or self._needs_tracing() else None)
+
+    def stop(self) -> None:
+        """The run is over (or this is a forked child): no trace function from now on."""
+        sys.settrace(None)
 
     def _enter(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
         """A user frame starts: trace it if stepping, or if its code holds a breakpoint."""
@@ -300,14 +363,20 @@ class Tracer:
 
     # ---- arming and resuming ------------------------------------------------------------
 
-    def user_frames(self, frame: FrameType | None) -> list[FrameType]:
-        """The user frames on the stack from ``frame`` outwards."""
+    def user_frames(self, frame: FrameType | None, limit: int = STACK_LIMIT) -> list[FrameType]:
+        """The user frames on the stack from ``frame`` outwards, the innermost ``limit`` of them."""
         frames = []
-        while frame is not None:
+        while frame is not None and len(frames) < limit:
             if self.is_user_code(frame.f_code):
                 frames.append(frame)
             frame = frame.f_back
         return frames
+
+    def more_frames(self, frames: list[FrameType]) -> bool:
+        """Whether user frames lie beyond ``frames``, the innermost ones :meth:`user_frames` gave."""
+        if len(frames) < STACK_LIMIT:
+            return False
+        return bool(self.user_frames(frames[-1].f_back, 1))
 
     def resume(self, frame: FrameType, action: str, file: str | None = None,
                line: int | None = None) -> TraceFn | None:
@@ -318,19 +387,17 @@ class Tracer:
         self.unwinding = None
         self._bp_lines.clear()
         self._bp_tracers.clear()
-        stack = self.user_frames(frame)
+        # Continuing, a breakpoint may be in any frame outwards: all get their tracers, once per continue.
+        stack = self.user_frames(frame, STACK_LIMIT if self.action in STEPPING else sys.maxsize)
         self._stop_frame = frame
         self._ancestors = tuple(stack[1:])
         if action == "step_out" and not self._ancestors:
             self.action = "continue"
         for outer in stack[1:]:
-            outer.f_trace = self._frame_tracer(outer)
+            set_local(outer, self._frame_tracer(outer))
         self._watch_lines(frame)
-        if self._needs_tracing():
-            sys.settrace(self._global)
-            return self._frame_tracer(frame)
-        sys.settrace(None)
-        return None
+        self._install()
+        return self._frame_tracer(frame) if self._needs_tracing() else None
 
     def _watch_lines(self, frame: FrameType | None) -> None:
         """Origins are watched while stepping only; continue mode leaves them unknown."""
@@ -349,15 +416,15 @@ class Tracer:
     def arm(self, frame: FrameType | None, action: str = "step_into") -> None:
         """Start tracing from inside a running lesson (a signal handler): pause at the next user line."""
         self.action = action
-        stack = self.user_frames(frame)
+        stack = self.user_frames(frame, STACK_LIMIT if action in STEPPING else sys.maxsize)
         self._stop_frame = stack[0] if stack else None
         self._ancestors = tuple(stack[1:])
         for user_frame in stack:
-            user_frame.f_trace = self._frame_tracer(user_frame)
-        sys.settrace(self._global if self._needs_tracing() else None)
+            set_local(user_frame, self._frame_tracer(user_frame))
+        self._install()
 
     def start(self, stop_on_entry: bool) -> None:
         """Install the tracer before the lesson's module code starts."""
         self.action = "step_into" if stop_on_entry else "continue"
         self._watch_lines(None)
-        sys.settrace(self._global if self._needs_tracing() else None)
+        self._install()

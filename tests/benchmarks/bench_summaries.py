@@ -42,6 +42,7 @@ CASES = {
         "mock.MagicMock(spec=list)]", 0.2),
     "__getattribute__ loops, __bool__/__eq__/__hash__ raise": ("[Attributes(), Raises()]", 0.2),
     "__repr__ that swallows the timeout and loops on": ("Stubborn()", 1.0),
+    "__repr__, __str__ and __format__ that sleep 30 s": ("Sleeps()", 1.0),
 }
 MEMORY_MB = 64
 UNCHANGED_STEPS = 300
@@ -49,6 +50,7 @@ UNCHANGED_MS = 5.0
 
 PRELUDE = """
 import itertools
+import time
 from unittest import mock
 
 import torch
@@ -72,6 +74,18 @@ class Hangs:
     def __repr__(self):
         while True:
             pass
+
+
+class Sleeps:
+    def __repr__(self):
+        time.sleep(30)
+        return "slept"
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        time.sleep(30)
+        return "slept"
 
 
 class Stubborn:
