@@ -301,7 +301,8 @@ def test_imports_run_untraced_and_pausing_still_works_after_them(session, events
     import sys
     import probe
     untraced_during_import = probe.TRACE_DURING_IMPORT is None
-    traced_after_import = sys.gettrace.__wrapped__() is not None
+    monitored = hasattr(sys, "monitoring") and any(sys.monitoring.get_events(tool) for tool in (3, 4))
+    traced_after_import = sys.gettrace.__wrapped__() is not None or monitored
     after = 1
     """)
     session.breakpoints[path] = {line_of(path, "after = 1"): None}

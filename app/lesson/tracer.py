@@ -21,6 +21,7 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
+from app.lesson.breakpoint_monitor import BreakpointMonitor
 from app.lesson.engine_reads import engine_reads
 from app.lesson.hooks import ENGINE_DIRS
 from app.lesson.origins import ForwardLog, LineLog
@@ -164,6 +165,8 @@ class Tracer:
         self.lesson_trace: TraceFn | None = None
         self._local_fn = self._local
         self._global = self._make_global()
+        #: Breakpoints by ``sys.monitoring`` while continuing (3.12+), or None: ``sys.settrace`` throughout.
+        self.monitor = BreakpointMonitor.create(self.is_user_code, self._lines_to_stop, self._monitored_line)
 
     # ---- configuration ------------------------------------------------------------
 
@@ -180,6 +183,8 @@ class Tracer:
             self._is_user_file.clear()
         self._bp_lines.clear()
         self._bp_tracers.clear()
+        if self.monitor is not None:
+            self.monitor.changed()
 
     def breakpoint_lines(self, code: CodeType) -> frozenset[int]:
         """The lines of ``code`` where a breakpoint (or the run-to target) is set."""
@@ -247,12 +252,31 @@ class Tracer:
         self._install()
 
     def _install(self) -> None:
-        """Set the global trace function when the engine or the lesson needs one, else none (full speed)."""
+        """Set the global trace function when the engine or the lesson needs one, else none (full speed).
+
+        Continuing, breakpoints are watched by the monitor where there is one, and no trace
+        function runs at all (unless the lesson has its own, which the engine chains).
+        """
+        monitor = self.monitor
+        if monitor is not None and self.action not in STEPPING and self.lesson_trace is None:
+            sys.settrace(None)
+            monitor.watch(self._needs_tracing())
+            return
+        if monitor is not None:
+            monitor.watch(False)
         sys.settrace(self._global if self.lesson_trace is not None or self._needs_tracing() else None)
 
+    def _monitored_line(self, frame: FrameType) -> None:
+        """The monitor found ``frame`` at a breakpoint line: pause there as the line tracer would."""
+        local = self._local(frame, "line", None)
+        if self.action in STEPPING:  # the pause handed the run over to sys.settrace
+            set_local(frame, local)
+
     def stop(self) -> None:
-        """The run is over (or this is a forked child): no trace function from now on."""
+        """The run is over (or this is a forked child): no trace function and no monitoring from now on."""
         sys.settrace(None)
+        if self.monitor is not None:
+            self.monitor.watch(False)
 
     def _enter(self, frame: FrameType, event: str, arg: Any) -> TraceFn | None:
         """A user frame starts: trace it if stepping, or if its code holds a breakpoint."""
@@ -382,7 +406,10 @@ class Tracer:
                line: int | None = None) -> TraceFn | None:
         """Apply a resume action at ``frame``; returns the frame's new local tracer."""
         self.action = "continue" if action == "run_to" else action
-        self.target = (canonical(file), line) if action == "run_to" and file and line else None
+        target = (canonical(file), line) if action == "run_to" and file and line else None
+        if target != self.target and self.monitor is not None:
+            self.monitor.changed()
+        self.target = target
         self.returned = None
         self.unwinding = None
         self._bp_lines.clear()
