@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QTreeView,
     QWidget,
 )
+from test_main_window import wait_paused
 
 from app.session import ENDED, PAUSED
 from tests.conftest import line_of
@@ -123,11 +124,11 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
     assert_chinese(window, "idle")
 
     window.step_over()
-    qtbot.waitUntil(lambda: window.session.state == PAUSED, timeout=30_000)
+    wait_paused(qtbot, window)  # the window has shown the pause, not only the session heard it
     window.run_to_cursor_line = line_of(window.path, "z = y * 2")
     window.code_view.go_to_line(window.run_to_cursor_line)
     window.run_to_cursor()
-    qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live["line"] == 5, timeout=30_000)
+    wait_paused(qtbot, window, 5)
     window.docks["backward"].raise_()
     assert_chinese(window, "paused")
 
@@ -151,7 +152,8 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
 
     window.go_live()
     window.start_or_continue()
-    qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live.get("post_mortem"), timeout=30_000)
+    qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live is not None
+                    and window.run.live.get("post_mortem"), timeout=30_000)
     assert "ValueError" in window.state_label.text() and "错误" in window.state_label.text()
     assert_chinese(window, "post-mortem")
 
@@ -244,11 +246,13 @@ def test_a_window_tour_in_chinese_with_a_lesson_paused_finds_almost_no_english(o
 
     window = open_window(LESSONS_DIR / "01_dynamic_graphs.py", (1280, 800))
     window.start_or_continue()
-    qtbot.waitUntil(lambda: window.session.state == PAUSED, timeout=30_000)
+    # the session hears of a pause on its reader thread before the window's run shows it
+    step = wait_paused(qtbot, window)["step"]
     for _ in range(3):
-        step = window.run.live["step"]
         window.step_over()
-        qtbot.waitUntil(lambda s=step: window.session.state == PAUSED and window.run.live["step"] > s, timeout=30_000)
+        qtbot.waitUntil(lambda s=step: window.session.state == PAUSED and window.run.live is not None
+                        and window.run.live["step"] > s, timeout=30_000)
+        step = window.run.live["step"]
     assert "▶ Running 01_dynamic_graphs.py" in output_pane_own_lines(window)
     window.set_language("zh")
     texts = visible_texts(window) + [("Output pane", line) for line in output_pane_own_lines(window)]
