@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import threading
 
 import pytest
 from conftest import EventLog, line_of
@@ -131,4 +130,4 @@ def test_the_lessons_own_tool_ids_are_left_free():
             assert interpreter.monitoring.get_tool(tool) is None
     finally:
         monitor.close()
-    assert threading.main_thread().is_alive()
+    assert interpreter.monitoring.get_tool(monitor.tool) is None  # given back
