@@ -66,15 +66,9 @@ CHANNEL_LOST = N_("the lesson closed or replaced the file descriptors of GradSte
 CHANNEL_CLOSED_SECONDS = 1.0
 
 
-def channel_lost_error() -> dict[str, Any]:
-    """The ``error`` of the :class:`~app.messages.Ended` of a run whose lesson broke the channel."""
-    return {"type": "ChannelLost", "message": CHANNEL_LOST, "line": None, "template": CHANNEL_LOST, "fields": {}}
-
-
 def malformed_error(exc: m.MalformedMessage) -> dict[str, Any]:
     """The ``error`` of the :class:`~app.messages.Ended` that a malformed frame ends a run with."""
-    return {"type": "MalformedMessage", "message": MALFORMED.format(reason=exc), "line": None,
-            "template": MALFORMED, "fields": {"reason": str(exc)}}
+    return m.engine_error("MalformedMessage", MALFORMED, reason=str(exc))
 
 
 class LessonProcess:
@@ -220,7 +214,8 @@ class LessonProcess:
         for reader in self._readers:
             reader.join(DRAIN_SECONDS)
         if code == m.CHANNEL_LOST_EXIT:
-            self._on_message(self, m.Ended("crashed", error=channel_lost_error(), exit_code=code))
+            lost = m.engine_error("ChannelLost", CHANNEL_LOST)
+            self._on_message(self, m.Ended("crashed", error=lost, exit_code=code))
             return
         self._on_message(self, code)
 

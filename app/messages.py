@@ -180,6 +180,14 @@ class Notice:
         return cls(kind, template.format(**fields), at_line, template, fields)
 
 
+def engine_error(kind: str, template: str, **fields: Any) -> dict[str, Any]:
+    """The ``error`` of an :class:`Ended` that the engine, not the lesson, ends a run with: ``template`` (a
+    message id of :mod:`app.i18n`) formatted with ``fields``, kept apart so the app can say it in the learner's
+    language."""
+    return {"type": kind, "message": template.format(**fields), "line": None, "template": template,
+            "fields": fields}
+
+
 @dataclass
 class Ended:
     """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run).

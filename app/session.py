@@ -48,6 +48,13 @@ EXIT_STALLED = {
 UNFINISHED = N_("Stopped after the last line: the program had not ended")
 
 
+def _later(check: Callable[..., None], *args: Any) -> None:
+    """Call ``check(*args)`` :data:`STALL_SECONDS` from now, on a timer thread that never holds up an exit."""
+    timer = threading.Timer(STALL_SECONDS, check, args)
+    timer.daemon = True
+    timer.start()
+
+
 class LessonFileError(Exception):
     """The lesson file cannot be run: missing, unreadable or not text in its encoding."""
 
@@ -226,9 +233,7 @@ class Session:
     def _watch_answer(self, process: LessonProcess, asked_at: int) -> None:
         """Check, :data:`STALL_SECONDS` from now, that ``process`` answered what it was asked when it
         had written ``asked_at`` bytes."""
-        timer = threading.Timer(STALL_SECONDS, self._check_answered, (process, asked_at, process.bytes_heard()))
-        timer.daemon = True
-        timer.start()
+        _later(self._check_answered, process, asked_at, process.bytes_heard())
 
     def _check_answered(self, process: LessonProcess, asked_at: int, heard: int) -> None:
         with self._lock:
@@ -293,8 +298,7 @@ class Session:
             return
         if not self._ended:
             process.kill()
-            error = None if self._exiting is None else {
-                "type": "NotFinished", "message": UNFINISHED, "line": None, "template": UNFINISHED, "fields": {}}
+            error = None if self._exiting is None else m.engine_error("NotFinished", UNFINISHED)
             self._finish(m.Ended("stopped", error))
         else:
             process.kill()
@@ -329,9 +333,7 @@ class Session:
                 return
             if isinstance(message, m.Notice) and message.kind == "exiting":
                 self._exiting = message  # told only if the program then does not end (_check_exited)
-                timer = threading.Timer(STALL_SECONDS, self._check_exited, (process, message))
-                timer.daemon = True
-                timer.start()
+                _later(self._check_exited, process, message)
                 return
             if isinstance(message, m.Reply) and isinstance(graph := message.result.get("graph"), dict):
                 self._graph.expand(graph)  # a reply's graph changes travel as the pauses' do

@@ -137,9 +137,12 @@ def shadowed_modules(lesson_dir: str) -> dict[str, str]:
         return {}
     found = {}
     for entry in entries:
-        name = entry.name.removesuffix(".py") if entry.name.endswith(".py") else entry.name
-        if name == entry.name and not os.path.isfile(os.path.join(entry.path, "__init__.py")):
-            continue  # neither a module nor a package
+        if entry.name.endswith(".py"):
+            name = entry.name.removesuffix(".py")
+        elif os.path.isfile(os.path.join(entry.path, "__init__.py")):
+            name = entry.name  # a package
+        else:
+            continue
         if name.isidentifier() and name in sys.modules and name != "__main__":
             found[name] = entry.path
     if found:

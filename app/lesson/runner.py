@@ -18,6 +18,7 @@ import io
 import linecache
 import os
 import queue
+import resource
 import signal
 import stat
 import sys
@@ -111,16 +112,14 @@ def _out_of_reach(fd: int) -> int:
     """``fd`` moved to a number far above those a lesson opens or closes by range (``for fd in range(3, 21)``).
 
     The lowest number at or above ``limit - 64`` that is free, below a soft limit of at most
-    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256.
+    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256; where none is free, ``fd``
+    stays where it is.
     """
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
     try:
-        import fcntl
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
         moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, limit - 64))
-    except (ImportError, OSError):
+    except OSError:
         return fd
     os.close(fd)
     return moved
@@ -157,6 +156,7 @@ BUSY_OUTSIDE = N_("The lesson is inside a call that cannot be interrupted ({func
                   "lands when it returns. Stop ends it now.")
 EXITING_THREADS = N_("The lesson's last line has run; the program waits for its threads to end ({threads}).")
 EXITING_HANDLERS = N_("The lesson's last line has run; the program runs its exit handlers (atexit, weakref.finalize).")
+
 
 class NoInput(io.TextIOBase):
     """``sys.stdin`` of a lesson: there is no keyboard input, and reading says so."""
@@ -589,7 +589,7 @@ class LessonRunner:
                     self.ops.pause_in(None)  # a line stepped by expression is over, with or without operations
                 self.step += 1
                 self.selected = 0
-                cut = self.tracer.more_frames([frame for frame, _ in self.frames])
+                cut = self.tracer.more_frames(len(self.frames), self.frames[-1][0])
                 snapshot = self.snapshots.build(self.frames, event, self.step, 0, arg, cut)
                 if self.tracer.returned is not None and op is None:  # a step out landed: what the function gave back
                     function, value = self.tracer.returned

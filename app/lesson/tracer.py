@@ -396,11 +396,9 @@ class Tracer:
             frame = frame.f_back
         return frames
 
-    def more_frames(self, frames: list[FrameType]) -> bool:
-        """Whether user frames lie beyond ``frames``, the innermost ones :meth:`user_frames` gave."""
-        if len(frames) < STACK_LIMIT:
-            return False
-        return bool(self.user_frames(frames[-1].f_back, 1))
+    def more_frames(self, shown: int, outermost: FrameType) -> bool:
+        """Whether user frames lie beyond the ``shown`` innermost ones :meth:`user_frames` gave, ``outermost`` last."""
+        return shown >= STACK_LIMIT and bool(self.user_frames(outermost.f_back, 1))
 
     def resume(self, frame: FrameType, action: str, file: str | None = None,
                line: int | None = None) -> TraceFn | None:
