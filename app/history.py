@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from app.gc_pause import gc_paused
+from app.graph_format import names_by_node
 
 #: Default memory budget of a history, in bytes.
 BUDGET_BYTES = 512 * 2**20
@@ -287,14 +288,6 @@ def _back(entry: Any) -> int | None:
 
 def _unpairs(pairs: tuple) -> dict:
     return dict(zip(pairs[1::2], pairs[2::2], strict=True))
-
-
-def _names_by_node(roots: dict[str, int]) -> dict[int, list[str]]:
-    """The variables naming each node, in ``roots`` order (as the graph tracker lists them)."""
-    by_node: dict[int, list[str]] = {}
-    for name, nid in roots.items():
-        by_node.setdefault(nid, []).append(name)
-    return by_node
 
 
 def _edges(nodes: list[dict[str, Any]]) -> list[list[int]]:
@@ -620,7 +613,7 @@ class History:
         added, updated = diff.get("added", ()), diff.get("updated", ())
         roots, leaves = diff.get("roots", {}), diff.get("leaves", {})
         fresh = {node["id"]: node["id"] for node in added}
-        names = _names_by_node(roots)
+        names = names_by_node(roots)
 
         def shared_id(nid: int) -> int:  # one int object per node id: the one its stored node holds
             node = live.get(nid)
@@ -735,7 +728,7 @@ class History:
         return nodes, roots, leaves
 
     def _plain_nodes(self, nodes: Any, roots: dict, leaves: dict, memo: dict[int, Any]) -> list[dict[str, Any]]:
-        names = _names_by_node(roots)
+        names = names_by_node(roots)
         out = []
         for stored in nodes:
             node = self._store.plain(stored, memo)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from app.gc_pause import gc_paused
+from app.graph_format import names_by_node, reachable
 from app.lesson.object_reads import MODULE_LIMIT, container_base, first_items, module_tensors
 from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
 from app.lesson.tensor_reading import values_of, why_no_values
@@ -168,17 +169,7 @@ def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[Ten
 
 def reachable_nodes(roots: list[Any]) -> list[Any]:
     """All autograd nodes reachable from ``roots`` through ``next_functions``, each once, roots first."""
-    seen: set[Any] = set()
-    order: list[Any] = []
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        order.append(node)
-        stack.extend(child for child, _ in node.next_functions if child is not None)
-    return order
+    return reachable(roots, lambda node: (child for child, _ in node.next_functions if child is not None))
 
 
 @functools.cache
@@ -443,13 +434,6 @@ def _probe(node: Any) -> bool | None:
     return None
 
 
-def _names_by_node(roots: dict[str, int]) -> dict[int, list[str]]:
-    by_node: dict[int, list[str]] = {}
-    for name, nid in roots.items():
-        by_node.setdefault(nid, []).append(name)
-    return by_node
-
-
 #: Summary types of values that hold no tensor (builtin scalars, summarised by value).
 _SCALAR_SUMMARIES = frozenset({"int", "float", "bool", "str", "NoneType", "complex", "bytes"})
 
@@ -619,7 +603,7 @@ class GraphTracker:
 
     def _walk_new(self, frame: _Frame) -> tuple[list[dict], list[list[int]], set[int]]:
         """Describe the nodes not seen before; stop at known ones (their next_functions never change)."""
-        names_by_node = _names_by_node(frame.roots)
+        names_of = names_by_node(frame.roots)
         reader = _SavedReader(frame.names, self._constant_entries)
         added, edges, boundary = [], [], set()
         first_use: dict[int, int] = {}  # node id -> the lowest sequence number of a new node using it
@@ -642,7 +626,7 @@ class GraphTracker:
                     unseen.append(child)
             stack.extend(reversed(unseen))  # first input described first
             self._children[nid] = nexts
-            described = self._describe(node, nid, nexts, frame.names, names_by_node, reader)
+            described = self._describe(node, nid, nexts, frame.names, names_of, reader)
             seq = described["seq"]
             if seq is not None:
                 for cid, _ in nexts:
@@ -659,7 +643,7 @@ class GraphTracker:
         return added, edges, boundary
 
     def _describe(
-        self, node: Any, nid: int, nexts: list, names: dict[int, str], names_by_node: dict, reader: _SavedReader
+        self, node: Any, nid: int, nexts: list, names: dict[int, str], names_of: dict, reader: _SavedReader
     ) -> dict[str, Any]:
         kind = node_kind(node)
         seq = node._sequence_nr()
@@ -675,7 +659,7 @@ class GraphTracker:
             "name": node_name(node),
             "kind": kind,
             "seq": None if seq == _NO_SEQUENCE else seq,
-            "variables": names_by_node.get(nid, []),
+            "variables": names_of.get(nid, []),
             "variable": names.get(id(leaf)) if leaf is not None else None,
             "leaf": self._summarizer.summarize(leaf) if leaf is not None else None,
             "shape": None if shape is None else reader.shape(shape),
@@ -730,7 +714,7 @@ class GraphTracker:
     def _rename(self, previous_roots: dict[str, int], previous_leaves: dict[int, str]) -> set[int]:
         """Rewrite ``variables`` and ``variable`` of known nodes whose names changed."""
         renamed = set()
-        before, after = _names_by_node(previous_roots), _names_by_node(self._roots)
+        before, after = names_by_node(previous_roots), names_by_node(self._roots)
         for nid in before.keys() | after.keys():
             names = after.get(nid, [])
             if nid in self._nodes and self._nodes[nid]["variables"] != names:
