@@ -52,7 +52,7 @@ SERVER_FD_VARIABLE = "GRADSTEP_SERVER_FD"
 
 
 @dataclass
-class Run:
+class RunLesson:
     """Run ``source`` as ``__main__`` from ``path``; pause on its first line when ``stop_on_entry``.
 
     ``op_values`` gives every entry of a pause's ``ops`` log the summaries of its inputs and output.
@@ -193,7 +193,7 @@ class Ended:
     """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run).
 
     ``checks`` holds, after a run that ended "ok", one ``{"expression", "passed", "error"}`` per
-    exercise check of :class:`Run` (``passed`` None when the check itself raised); ``variables``
+    exercise check of :class:`RunLesson` (``passed`` None when the check itself raised); ``variables``
     the summaries of the module's variables as the run left them.
     """
 
@@ -205,7 +205,7 @@ class Ended:
     variables: dict[str, Any] | None = None
 
 
-_MESSAGE_TYPES = (Run, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,
+_MESSAGE_TYPES = (RunLesson, Resume, SetBreakpoints, Pause, Request, Ready, Started, Output, Paused, Reply, Notice,
                   Ended)
 _BY_NAME = {cls.__name__: cls for cls in _MESSAGE_TYPES}
 

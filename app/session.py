@@ -155,7 +155,7 @@ class Session:
             self._process = self._take_spare()
             self.state = RUNNING
             self._checks = list(checks) if checks else None
-            self._process.send(m.Run(path, source, dict(self.breakpoints), stop_on_entry, op_values,
+            self._process.send(m.RunLesson(path, source, dict(self.breakpoints), stop_on_entry, op_values,
                                      list(watches) if watches else None, self._checks))
 
     def restart(self, source: str | None = None) -> None:

@@ -55,7 +55,7 @@ def across(value):
 
 
 def test_messages_and_plain_data_round_trip():
-    for message in (m.Run("/l.py", "x = 1", {"/l.py": {3: None, 7: "x > 1"}}, False),
+    for message in (m.RunLesson("/l.py", "x = 1", {"/l.py": {3: None, 7: "x > 1"}}, False),
                     m.Resume("run_to", "/l.py", 4, watches=["x"]), m.Pause(), m.Ready(12, None),
                     m.Request(3, "values", {"expression": "w", "grad": True}),
                     m.Ended("error", {"type": "ValueError", "message": "no", "line": 2})):

@@ -323,14 +323,14 @@ class LessonRunner:
 
     # ---- running ------------------------------------------------------------------------
 
-    def wait_for_run(self) -> m.Run | None:
+    def wait_for_run(self) -> m.RunLesson | None:
         """Block until the app asks for a run."""
         while True:
             message = self.inbox.get()
-            if isinstance(message, m.Run):
+            if isinstance(message, m.RunLesson):
                 return message
 
-    def run(self, command: m.Run) -> m.Ended:
+    def run(self, command: m.RunLesson) -> m.Ended:
         """Compile and run the lesson; the return value says how it ended."""
         try:
             code = compile(command.source, command.path, "exec")
@@ -413,7 +413,7 @@ class LessonRunner:
         if not self.forked:  # a forked child has no app to tell (and the channel's lock may be held)
             self.channel.send(m.Notice.of(kind, template, at_line, **fields))
 
-    def _prepare_main(self, command: m.Run) -> None:
+    def _prepare_main(self, command: m.RunLesson) -> None:
         module = types.ModuleType("__main__")
         module.__file__ = command.path
         module.__builtins__ = builtins

@@ -4,7 +4,7 @@ A fresh interpreter spends about 2.5 s of CPU on ``import torch`` before a run c
 child forked from a process that has already imported it starts in milliseconds, and shares
 those pages with its siblings. The server runs no lesson code and starts no thread of its
 own, so each child is what a warm spare was: an interpreter with torch and the runner
-imported, waiting for its ``Run``. It is Linux-only (``app/lesson_spawner.py`` starts it
+imported, waiting for its ``RunLesson``. It is Linux-only (``app/lesson_spawner.py`` starts it
 there, and a fresh interpreter elsewhere).
 
 Why not ``multiprocessing``'s forkserver: its children run multiprocessing's bootstrap
