@@ -30,7 +30,7 @@ class Requests:
         self._pending: dict[int, Reply] = {}
 
     def ask(self, kind: str, on_reply: Reply, **params: Any) -> bool:
-        """Ask the lesson ``kind`` and call ``on_reply`` with the answer; False (nothing sent) when it cannot be asked."""
+        """Ask the lesson ``kind`` and pass the answer to ``on_reply``; False (nothing sent) if it cannot be asked."""
         if not self._may_ask():
             return False
         self._pending[self._send(kind, **params)] = on_reply

@@ -20,7 +20,6 @@ from app.run import Run
 from app.session import ENDED, IDLE, PAUSED, RUNNING
 
 
-
 def made_nodes(snapshot: dict[str, Any] | None) -> list[int]:
     """The ids of the graph nodes the step that led to ``snapshot`` made (outlined as new when it is shown)."""
     return [int(node["id"]) for node in ((snapshot or {}).get("graph") or {}).get("added", [])]
