@@ -30,10 +30,9 @@ import sys
 from array import array
 from typing import Any
 
-import numpy as np
-
 from app.gc_pause import gc_paused
 from app.graph_format import names_by_node
+from app.history_store import ATOMS, DICT, ValueStore, only_in_values
 
 #: Default memory budget of a history, in bytes.
 BUDGET_BYTES = 512 * 2**20
@@ -54,204 +53,10 @@ NBYTES_SLACK = 4 * 2**20
 EVICT_TO = 0.9
 #: Console text may use at most this share of the budget.
 OUTPUT_SHARE = 0.25
-#: Strings up to this length are shared, up to ``STRINGS`` distinct ones…
-SHORT_STR = 40
-STRINGS = 65_536
-#: …and so are short lists of small ints and strings (shapes, names), up to this many distinct ones.
-SMALL_LISTS = 4096
-
 #: Snapshot keys stored once per distinct combination rather than once per pause.
 _WHERE_KEYS = ("event", "file", "function", "depth", "grad_enabled", "inference_mode", "in_backward", "frame_index",
                "post_mortem", "recording")
 _OWN_KEYS = frozenset(("step", "line", "vars", "globals", "graph", *_WHERE_KEYS))
-_SMALL_INTS = range(-5, 257)  # CPython caches these: a reference costs nothing more
-
-# A stored value is a tuple whose first item says what it holds. The first four kinds are shared
-# through the store's table; short lists are shared when small, rows never.
-_DICT = 0  # (_DICT, keys, item types, *values)
-_LIST = 1  # (_LIST, item types, *items); a tuple comes back as a list
-_ARRAY = 2  # (_ARRAY, dtype, shape, bytes)
-_PAIRS = 3  # (_PAIRS, *flat): a graph's roots (name, id…) or leaves (id, name…)
-_SHORT = 4  # (_SHORT, *items): up to four ints or strings
-_ROWS = 5  # (_ROWS, width, *flat): up to 16 equal-length short lists, like a node's "next" edges
-_TABLED = frozenset((_DICT, _LIST, _ARRAY, _PAIRS))
-_ATOMS = frozenset((int, float, bool, type(None), complex, bytes))  # stored as they are
-
-
-def _only_in_table() -> int:
-    """What ``sys.getrefcount`` says, in :meth:`_Store.sweep`'s loop, of a value only the table holds."""
-    value = (_LIST, ())
-    table, keys = {value: value}, [value]
-    del value
-    value = keys.pop()
-    count = sys.getrefcount(value)
-    table.clear()
-    return count
-
-
-def _only_in_values() -> int:
-    """What ``sys.getrefcount`` says, in :meth:`History._uncount`'s loop, of a value only a dict holds."""
-    count = 0
-    for value in {0: (_LIST, ())}.values():
-        count = sys.getrefcount(value)
-    return count
-
-
-class _Store:
-    """Plain data, hash-consed: equal values are one stored tuple, counted once.
-
-    A value stays while anything (a pause, a keyframe, a stored parent) refers to it; :meth:`sweep`
-    forgets those only the table still holds, once pauses were dropped.
-    """
-
-    def __init__(self, value_limit: int) -> None:
-        self.value_limit = value_limit
-        self.table: dict[tuple, tuple] = {}  # stored value -> itself
-        self.keys: dict[tuple, tuple] = {}
-        self.types: dict[tuple, tuple] = {}
-        self.shorts: dict[tuple, tuple] = {}
-        self.strings: dict[str, str] = {}
-        self.bytes = 0
-        self._unreferenced = _only_in_table()
-
-    @property
-    def nbytes(self) -> int:
-        return self.bytes + sum(map(sys.getsizeof, (self.table, self.keys, self.types, self.shorts, self.strings)))
-
-    def intern(self, value: Any) -> Any:
-        """The stored value equal to ``value`` (plain data: dicts, lists, numpy arrays and scalars)."""
-        kind = type(value)
-        if kind is str:
-            return self.text(value)
-        if kind is dict:
-            return self._share(self.build(value))
-        if kind is list or kind is tuple:
-            items = [v if type(v) in _ATOMS else self.intern(v) for v in value]
-            if len(items) <= 4 and all(type(v) is int or type(v) is str for v in items):
-                return self.short(items)
-            width = len(items[0]) - 1 if items and type(items[0]) is tuple and items[0][0] == _SHORT else 0
-            if width and len(items) <= 16 and all(type(v) is tuple and v[0] == _SHORT and len(v) == width + 1
-                                                  for v in items):
-                return (_ROWS, width, *(x for row in items for x in row[1:]))
-            return self._share((_LIST, self._types(items), *items))
-        if kind is np.ndarray:
-            shape = self.short(list(value.shape)) if value.ndim <= 4 else (_SHORT, *value.shape)
-            return self._share((_ARRAY, self.text(value.dtype.str), shape, value.tobytes()))
-        return value
-
-    def build(self, value: dict) -> tuple:
-        """The stored form of a dict, its parts shared but not itself (for values never seen twice)."""
-        if "values" in value:
-            value = self._thin(value)
-        keys = self.keys.get(names := tuple(value))
-        if keys is None:
-            keys = self.keys[names] = tuple(self.text(k) if type(k) is str else k for k in names)
-            self.bytes += sys.getsizeof(keys)
-        items = [v if type(v) in _ATOMS else self.intern(v) for v in value.values()]
-        return (_DICT, keys, self._types(items), *items)
-
-    def pairs(self, items: Any) -> tuple:
-        """The stored flat pairs equal to ``items``."""
-        return self._share((_PAIRS, *items))
-
-    def short(self, items: list) -> tuple:
-        """A short list of ints and strings; one shared tuple per value when they are all small."""
-        key = (_SHORT, *items)
-        shared = self.shorts.get(key)
-        if shared is not None:
-            return shared
-        if len(self.shorts) < SMALL_LISTS and all(type(v) is str or v in _SMALL_INTS for v in items):
-            self.shorts[key] = key
-            self.bytes += sys.getsizeof(key)
-        return key
-
-    def text(self, value: str) -> str:
-        """Short strings shared (and counted) once; longer ones as they are."""
-        if len(value) > SHORT_STR:
-            return value
-        shared = self.strings.get(value)
-        if shared is None:
-            if len(self.strings) >= STRINGS:
-                return value
-            shared = self.strings[value] = value
-            self.bytes += sys.getsizeof(value)
-        return shared
-
-    def sweep(self) -> None:
-        """Forget the values nothing refers to but the table; newest first, so a parent goes before its parts."""
-        table, keys = self.table, list(self.table)
-        while keys:
-            value = keys.pop()
-            if sys.getrefcount(value) <= self._unreferenced:
-                del table[value]
-                self.bytes -= self.size(value)
-
-    def size(self, value: tuple) -> int:
-        """Bytes of a stored value itself: its shared parts are counted where they are stored."""
-        start = 3 if value[0] == _DICT else 2 if value[0] == _LIST else 1  # past the shared keys and types
-        return sys.getsizeof(value) + sum(map(self.part, value[start:]))
-
-    def part(self, value: Any) -> int:
-        """Bytes of a value held inside a stored one and not counted anywhere else."""
-        kind = type(value)
-        if kind is tuple:  # another stored value, or one of this value's own short lists or rows
-            if value[0] in _TABLED or value is self.shorts.get(value):
-                return 0
-            return sys.getsizeof(value) + sum(map(self.part, value))
-        if kind is str:
-            return 0 if self.strings.get(value) is value else sys.getsizeof(value)
-        if kind is int:
-            return 0 if value in _SMALL_INTS else sys.getsizeof(value)
-        if kind is float or kind is complex or kind is bytes:
-            return sys.getsizeof(value)
-        return 0  # None and bools
-
-    def plain(self, value: Any, memo: dict[int, Any]) -> Any:
-        """A stored value as the plain data it came from; dicts and arrays are rebuilt once per ``memo``."""
-        if type(value) is not tuple:
-            return value
-        kind = value[0]
-        if kind == _DICT or kind == _ARRAY:
-            out = memo.get(id(value))
-            if out is None:
-                if kind == _DICT:
-                    out = dict(zip(value[1], [self.plain(v, memo) for v in value[3:]], strict=True))
-                else:  # read-only, over the stored bytes
-                    out = np.frombuffer(value[3], dtype=value[1]).reshape(value[2][1:])
-                memo[id(value)] = out
-            return out
-        if kind == _LIST:
-            return [self.plain(v, memo) for v in value[2:]]
-        if kind == _ROWS:
-            width = value[1]
-            return [list(value[i:i + width]) for i in range(2, len(value), width)]
-        return list(value[1:])  # _SHORT and _PAIRS
-
-    def _share(self, candidate: tuple) -> tuple:
-        stored = self.table.get(candidate)
-        if stored is None:
-            stored = self.table[candidate] = candidate
-            self.bytes += self.size(candidate)
-        return stored
-
-    def _types(self, items: list) -> tuple:
-        types = tuple(map(type, items))  # keeps 1, 1.0 and True apart
-        shared = self.types.get(types)
-        if shared is None:
-            shared = self.types[types] = types
-            self.bytes += sys.getsizeof(types)
-        return shared
-
-    def _thin(self, summary: dict) -> dict:
-        """A tensor summary over ``value_limit`` elements, with a sample of its values only."""
-        values = summary["values"]
-        if type(values) is not np.ndarray or not summary.get("numel", 0) > self.value_limit:
-            return summary
-        if values.size > self.value_limit:
-            flat = values.reshape(-1)
-            values = flat[np.linspace(0, flat.size - 1, num=self.value_limit).astype(np.int64)]
-        return {**summary, "values": values, "sampled": True, "history_values": "sample"}
-
 
 # ---- pauses ----------------------------------------------------------------------------------
 #
@@ -313,8 +118,8 @@ class History:
 
     def __init__(self, budget_bytes: int = BUDGET_BYTES, value_limit: int = VALUE_LIMIT) -> None:
         self.budget_bytes = budget_bytes
-        self._store = _Store(value_limit)
-        self._only_in_values = _only_in_values()
+        self._store = ValueStore(value_limit)
+        self._only_in_values = only_in_values()
         self._first = 0
         self._steps, self._lines, self._offsets = array("q"), array("q"), array("q")
         self._pauses: list[tuple] = []
@@ -650,11 +455,11 @@ class History:
                 if value is not before[key] and key != "id":
                     if key == "next":
                         return stored(described)
-                    items[at] = value if type(value) in _ATOMS else store.intern(value)
+                    items[at] = value if type(value) in ATOMS else store.intern(value)
             variables, variable, by_name = described["variables"], described["variable"], named(described)
             items[keys.index("variables")] = None if by_name else store.intern(variables)
             items[keys.index("variable")] = None if by_name or variable is None else store.text(variable)
-            return kept(nid, (_DICT, keys, store._types(items), *items))
+            return kept(nid, (DICT, keys, store._types(items), *items))
 
         received = self._received
         diff_removed = diff.get("removed", ())

@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from app.progress import Progress
 from app.workspace import Workspace
 from widgets.autosave_timer import AutosaveTimer
-from widgets.main_window import AUTOSAVE_MAX_MS, AUTOSAVE_MS
+from widgets.lesson_files import AUTOSAVE_MAX_MS, AUTOSAVE_MS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -118,12 +118,12 @@ def test_a_second_window_on_the_same_file_never_overwrites_the_first_ones_autosa
     own.write_text("x = 1\n", encoding="utf-8")
     first, second = open_window(own), open_window(own)
     qtbot.keyClicks(first.code_view, "# first ")
-    first._on_autosave_due()
+    first.files.autosave_due()
     recovery = first.workspace.recovery_path(own)
     kept = recovery.read_text(encoding="utf-8")
     assert "# first" in kept
     qtbot.keyClicks(second.code_view, "# second ")
-    second._on_autosave_due()
+    second.files.autosave_due()
     assert recovery.read_text(encoding="utf-8") == kept
     assert "# second" not in second.code_view.source() and second.code_view.isReadOnly()
     assert not second.act_save.isEnabled()
@@ -131,7 +131,7 @@ def test_a_second_window_on_the_same_file_never_overwrites_the_first_ones_autosa
     first.save()
     first.close()  # its lock goes with it: the file is the second window's to edit now
     second.open_file(own)
-    assert not second.edited_elsewhere and not second.code_view.isReadOnly() and second.act_save.isEnabled()
+    assert not second.files.edited_elsewhere and not second.code_view.isReadOnly() and second.act_save.isEnabled()
 
 
 def test_two_windows_keep_each_others_progress(tmp_path):

@@ -331,7 +331,7 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
                    ("(grad_x,) = ", "(grad_y,) = "))
     window = open_window(lesson)
     window.code_view.go_to_line(first)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, first)
     panel = window.backward_panel
     panel.tabs.setCurrentIndex(1)

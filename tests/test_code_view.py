@@ -170,7 +170,7 @@ def test_gutter_click_adds_and_removes_a_breakpoint(qtbot, view):
     assert click_gutter(qtbot, view, 27) == {25: None, 27: None}
     assert click_gutter(qtbot, view, 25) == {27: None}
     assert view.breakpoints() == {27: None}
-    assert "Breakpoint" in view._gutter_tip(27)
+    assert "Breakpoint" in view._gutter.tip(27)
 
 
 def test_clicking_below_the_last_line_sets_nothing(qtbot, view):
@@ -318,9 +318,9 @@ def test_current_and_previous_lines_are_highlighted_with_arrows(view):
     view.set_current_line(36, "exception")
     view.set_previous_line(35)
     assert backgrounds(view, 35, 36) == {35: LINE_COLOURS["previous"], 36: LINE_COLOURS["exception"]}
-    assert "exception" in view._gutter_tip(36)
+    assert "exception" in view._gutter.tip(36)
     view.set_current_line(12, "return")
-    assert "Returns" in view._gutter_tip(12)
+    assert "Returns" in view._gutter.tip(12)
     view.set_error_line(36)
     assert backgrounds(view, 36) == {36: LINE_COLOURS["error"]}
     view.set_current_line(None)
@@ -541,12 +541,12 @@ def test_each_operation_of_lesson_01s_torch_where_line_is_in_view_at_1280x800(qt
     window = open_window(path, (1280, 800))
     code = window.code_view
     code.go_to_line(line)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, line)
     seen = []
     for _ in range(4):
         step = window.run.live["step"]
-        window.step_expression()
+        window.commands.step_expression()
         qtbot.waitUntil(lambda s=step: window.session.state == "paused" and window.run.live["step"] > s,
                         timeout=30_000)
         if "op" not in window.run.live:
@@ -563,6 +563,6 @@ def test_each_operation_of_lesson_01s_torch_where_line_is_in_view_at_1280x800(qt
             assert code.viewport().rect().contains(point), window.run.live["op"]["name"]
         seen.append(code.document().toPlainText()[start:end])
     assert "torch.zeros_like(leaf)" in seen
-    window.step_over()  # on past the line: the view scrolls back
+    window.commands.step_over()  # on past the line: the view scrolls back
     qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["line"] != line, timeout=30_000)
     assert code.horizontalScrollBar().value() == 0

@@ -178,7 +178,7 @@ def test_a_click_on_a_node_never_shrinks_the_drawing_and_its_details_fill_their_
     first.close()  # saves the window's state: the second window is the restart
     window = open_window(path, size)
     window.code_view.go_to_line(6)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 6)
     port = window.graph_view.findChild(QGraphicsView, "graph_canvas").viewport()
     before = port.size()
@@ -212,7 +212,7 @@ def test_inside_a_hook_the_empty_graph_says_backward_is_running(qtbot, window_on
     loss require grad."""
     window = window_on(HOOK_LESSON, "hook_lesson.py")
     window.code_view.go_to_line(12)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 12)
     message = window.graph_view.findChild(QLabel, "graph_empty_message")
     assert not message.isVisible()

@@ -123,11 +123,11 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
     window.set_language("zh")
     assert_chinese(window, "idle")
 
-    window.step_over()
+    window.commands.step_over()
     wait_paused(qtbot, window)  # the window has shown the pause, not only the session heard it
     window.run_to_cursor_line = line_of(window.path, "z = y * 2")
     window.code_view.go_to_line(window.run_to_cursor_line)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 5)
     window.docks["backward"].raise_()
     assert_chinese(window, "paused")
@@ -145,19 +145,19 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
     window.graph_view.select_node(next(iter(window.graph_view._drawn)))
     assert_chinese(window, "teaching card")
 
-    window.step_back()
+    window.commands.step_back()
     qtbot.waitUntil(lambda: window.run.viewing is not None)
     assert "正在查看过去" in window.state_label.text()
     assert_chinese(window, "a past step")
 
-    window.go_live()
-    window.start_or_continue()
+    window.commands.go_live()
+    window.commands.start_or_continue()
     qtbot.waitUntil(lambda: window.session.state == PAUSED and window.run.live is not None
                     and window.run.live.get("post_mortem"), timeout=30_000)
     assert "ValueError" in window.state_label.text() and "错误" in window.state_label.text()
     assert_chinese(window, "post-mortem")
 
-    window.start_or_continue()
+    window.commands.start_or_continue()
     qtbot.waitUntil(lambda: window.session.state == ENDED and window.run.ended is not None, timeout=30_000)
     assert "因错误而停止" in window.state_label.text()
     assert_chinese(window, "ended")
@@ -245,11 +245,11 @@ def test_a_window_tour_in_chinese_with_a_lesson_paused_finds_almost_no_english(o
     from app.workspace import LESSONS_DIR
 
     window = open_window(LESSONS_DIR / "01_dynamic_graphs.py", (1280, 800))
-    window.start_or_continue()
+    window.commands.start_or_continue()
     # the session hears of a pause on its reader thread before the window's run shows it
     step = wait_paused(qtbot, window)["step"]
     for _ in range(3):
-        window.step_over()
+        window.commands.step_over()
         qtbot.waitUntil(lambda s=step: window.session.state == PAUSED and window.run.live is not None
                         and window.run.live["step"] > s, timeout=30_000)
         step = window.run.live["step"]

@@ -125,7 +125,7 @@ def run_to(qtbot, window, line):
         window.act_ask_predictions.setChecked(False)
         window.toggle_predictions()
     window.code_view.go_to_line(line)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, line)
 
 

@@ -108,7 +108,7 @@ def test_breakpoint_from_the_keyboard_then_continue_to_it(qtbot, window):
     press(qtbot, window, Qt.Key.Key_F8)  # Run to End: no pause at the first line
     snapshot = wait_paused(qtbot, window, 6)
     assert snapshot["vars"]["z"]["requires_grad"] is False and snapshot["vars"]["y"]["requires_grad"] is True
-    window.stop()
+    window.commands.stop()
     assert wait_ended(qtbot, window).status == "stopped"
 
 
@@ -270,7 +270,7 @@ def test_unsaved_edits_of_a_users_file_survive_a_crash_of_the_app(qtbot, window,
     window.open_file(own)
     qtbot.keyClick(window.code_view, Qt.Key.Key_End)
     qtbot.keyClicks(window.code_view, "  # edited")
-    window._autosave.due.emit()  # as the autosave timer does
+    window.files.autosave.due.emit()  # as the autosave timer does
     assert own.read_text(encoding="utf-8") == "a = 1\n"
     window.code_view.document().setModified(False)  # the app dies without asking
     window.open_file(tmp_path / "lessons" / "01_steps.py")
@@ -398,7 +398,7 @@ def test_the_just_ran_arrow_follows_steps_only_not_a_run_to_cursor(qtbot, window
     wait_paused(qtbot, window, 2)
     assert window.code_view.previous_line() == 1  # a step: line 1 is the line that ran
     window.code_view.go_to_line(6)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 6)
     assert window.code_view.previous_line() is None  # lines 2-5 ran: no arrow rather than a false one
     press(qtbot, window, Qt.Key.Key_F10)
@@ -426,7 +426,7 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
     """After Record to End the graph stayed empty; a past step said "Ctrl+Shift+F10 goes back to live"
     beside "Go to live" (and the console "Pause the lesson"), and going back left the last pause's
     call stack and the past step's arrow over a finished run."""
-    window.record_to_end()
+    window.commands.record_to_end()
     wait_ended(qtbot, window)
     total = window.run.live_index + 1
     # the recording ran to the end: the graph shows the end's nodes (it stayed empty, "No tensor requires grad")

@@ -35,7 +35,7 @@ def test_step_into_expression_walks_the_line_operation_by_operation(qtbot, windo
     window = window_on(RNN)
     assert "Step Into E&xpression" in [action.text() for action in window.run_actions]
     window.code_view.go_to_line(LINE)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live is not None, timeout=30_000)
     assert window.run.live["line"] == LINE
     assert window.act_step_expression.isEnabled() and window.code_view.operation_span() is None
@@ -84,7 +84,7 @@ def step_expression(qtbot, window, text: str) -> dict:
 
 def run_to(qtbot, window, line: int) -> dict:
     window.code_view.go_to_line(line)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     return paused_at(qtbot, window, line)
 
 

@@ -307,7 +307,7 @@ def test_the_question_over_the_code_never_hides_the_line_it_asks_about(qtbot, op
     window = open_window(path, (1280, 800))
     window.set_language("zh")
     line = H_LINE + 200
-    window.run_to_end()  # F8
+    window.commands.run_to_end()  # F8
     wait_paused(qtbot, window, line)
     code, bar = window.code_view, window.prediction_bar
     qtbot.waitUntil(lambda: bar.isVisible() and line_in_view(code, line))
@@ -337,9 +337,9 @@ def test_box_labels_on_one_header_do_not_overlap_after_a_prediction(qtbot, open_
 
     settings.put("course/ask_predictions", True)
     window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "03_loops.py", (1920, 1080))
-    window.start_or_continue()  # F5: paused at the first line
+    window.commands.start_or_continue()  # F5: paused at the first line
     qtbot.waitUntil(lambda: window.session.state == "paused", timeout=30_000)
-    window.start_or_continue()  # F5 again: on to the first prediction
+    window.commands.start_or_continue()  # F5 again: on to the first prediction
     qtbot.waitUntil(lambda: window.prediction_bar.asking, timeout=30_000)
     window.prediction_bar.answered.emit("TanhBackward0")
     qtbot.waitUntil(lambda: window.prediction_bar.verdict is not None, timeout=30_000)
@@ -355,7 +355,7 @@ def test_after_a_verdict_the_notes_show_the_note_that_explains_it(qtbot, open_wi
     settings.put("course/ask_predictions", True)
     window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "20_be_the_engine.py", (1280, 800))
     bar, notes = window.prediction_bar, window.notes_view
-    window.run_to_end()  # F8
+    window.commands.run_to_end()  # F8
     asked = wait_paused(qtbot, window)["line"]
     assert "len(order)" in bar_text(window)
     qtbot.mouseClick(next(b for b in bar._choice_buttons if b.text() == "6"), Qt.LeftButton)
@@ -384,7 +384,7 @@ def test_lesson_20_says_how_to_step_into_the_engine_past_its_question(qtbot, ope
     settings.put("course/ask_predictions", True)
     window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "20_be_the_engine.py", (1280, 800))
     bar = window.prediction_bar
-    window.run_to_end()  # F8, to the first question: skipped
+    window.commands.run_to_end()  # F8, to the first question: skipped
     wait_paused(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Escape)
     press(qtbot, window, Qt.Key.Key_F5)

@@ -114,7 +114,7 @@ def backward_from_the_panel(qtbot, window_on):
     window = window_on("import torch\na = torch.tensor([1.0, 2.0], requires_grad=True)\nb = (a * a).sum()\n"
                        "c = 1\nd = 2\n")
     window.code_view.go_to_line(4)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 4)
     steps_before = len(window.run.history)
     panel = window.backward_panel
@@ -148,7 +148,7 @@ def test_a_past_step_before_a_backward_result_does_not_show_that_result(qtbot, w
     window.act_step_back.trigger()  # the pause before backward() ran
     assert not panel.table.isVisibleTo(panel) and not panel.results_title.isVisibleTo(panel)
     assert f"computed at step {result_step}, after the step in view" in panel.state_label.text()
-    window.go_live()
+    window.commands.go_live()
     assert panel.table.isVisibleTo(panel) and panel.results_title.isVisibleTo(panel) and panel.table.rowCount() > 0
     assert "computed at step" not in panel.state_label.text()
 
@@ -165,7 +165,7 @@ def test_a_past_step_shows_what_the_output_pane_held_at_that_step(qtbot, window)
     shown = window.console.output.toPlainText()
     assert "Output up to step 2" in shown and "▶ Running loop.py" in shown
     assert "41" not in shown  # typed at step 3
-    window.go_live()
+    window.commands.go_live()
     assert window.console.output.toPlainText() == live
 
 

@@ -386,7 +386,7 @@ def test_a_non_leaf_that_retained_its_grad_shows_it_after_backward(window_on, qt
     window = window_on("import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\nh = x * 3\n"
                        "h.retain_grad()\nh.sum().backward()\ndone = True\n")
     window.code_view.go_to_line(6)
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 6)
     view = window.variables_view
     assert cell(view, ":h", GRAD) == "has grad"
@@ -443,7 +443,7 @@ def test_columns_fit_their_content_when_the_pane_has_room(qtbot, window_on, lang
     window.set_language(language)
     window.resize(1280, 800)
     window.code_view.go_to_line(11)  # before backward(): pred retains grad
-    window.run_to_cursor()
+    window.commands.run_to_cursor()
     wait_paused(qtbot, window, 11)
     view = window.variables_view
     assert cell(view, ":pred", GRAD) in ("retains grad", "保留梯度")

@@ -202,6 +202,7 @@ class BackwardPanel(QWidget):
         self._resume = False  # the replay was playing when the drill asked: it plays on after the answer
         self._vars: dict[str, Any] = {}
         self._nodes: dict[int, Mapping[str, Any]] = {}
+        self._pass_nodes: dict[int, Mapping[str, Any]] = {}  # the graph as the last request found it
         self._roots: dict[str, int] = {}
         self._leaf_names: dict[int, str] = {}
         self._basis: ResultBasis | None = None
@@ -832,12 +833,15 @@ class BackwardPanel(QWidget):
         self.gradient_edit.setEnabled(self.gradient_combo.currentData() == EXPRESSION)
 
     def _on_preview_button_clicked(self) -> None:
+        self._pass_nodes = dict(self._nodes)
         self.preview_requested.emit(self._backward_params())
 
     def _on_backward_button_clicked(self) -> None:
+        self._pass_nodes = dict(self._nodes)
         self.backward_requested.emit(self._backward_params())
 
     def _on_grad_button_clicked(self) -> None:
+        self._pass_nodes = dict(self._nodes)
         grad_outputs = _split(self.grad_outputs_edit.text())
         self.grad_requested.emit({
             "outputs": _split(self.outputs_edit.text()),
@@ -907,7 +911,7 @@ class BackwardPanel(QWidget):
         root = (self._shown[1].get("root") if self._shown is not None else None) if kind != "grad" else "autograd.grad"
         questions = []
         for position, entry in enumerate(replay):
-            node = self._nodes.get(entry["id"])
+            node = self._pass_node(entry["id"])
             targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
             question = question_for(entry, position, node, targets, root)
             if question is not None:
@@ -1061,7 +1065,7 @@ class BackwardPanel(QWidget):
         else:
             grads = {}
         nodes = frozenset(int(e["id"]) for e in replay)
-        freed = {i for i in nodes if has_freed(self._nodes.get(i, {}))} | set(result.get("freed_nodes", []))
+        freed = {i for i in nodes if has_freed(self._pass_node(i))} | set(result.get("freed_nodes", []))
         return ResultBasis(kind, root, nodes, root_node,
                            None if summary is None else (summary.get("id"), summary.get("grad_fn")),
                            grads, frozenset(freed))
@@ -1222,15 +1226,19 @@ class BackwardPanel(QWidget):
         grads = [g for g in entry.get("grads_out", []) if g is not None]
         if not grads:
             return tr("sends nothing on")
-        node = self._nodes.get(entry["id"])
+        node = self._pass_node(entry["id"])
         targets = [self._label(child) for child, _ in node.get("next", [])] if node else []
         if len(targets) != len(grads):  # a gradient that is None for a real input: the pairing is lost
             return tr("sends {grads} on toward the leaves", grads=join_words([value_text(g) for g in grads]))
         return tr("sends {grads}", grads=join_words([tr("{grad} to {target}", grad=value_text(g), target=t)
                                                      for g, t in zip(grads, targets, strict=True)]))
 
+    def _pass_node(self, node_id: int) -> Mapping[str, Any]:
+        """A node as the graph had it when the request was sent: the pass's reply comes after it changed the graph."""
+        return self._pass_nodes.get(node_id) or self._nodes.get(node_id, {})
+
     def _label(self, node_id: int) -> str:
-        node = self._nodes.get(node_id, {})
+        node = self._pass_node(node_id)
         if node.get("kind") == "leaf":
             return self._leaf_names.get(node_id) or node.get("variable") or tr("a leaf")
         names = node.get("variables") or []

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from app.i18n import tr
+from app.shown_step import Step
 
 
 class CallStackView(QWidget):
@@ -53,6 +54,13 @@ class CallStackView(QWidget):
         self.list.setEnabled(True)
         self.list.setCurrentRow(selected)
         self._filling = False
+
+    def show_step(self, step: Step) -> None:
+        """The stack of the step in view; a step that keeps the same stack (another frame picked) keeps the rows."""
+        if not step.stack:
+            self.clear()
+        elif step.stack is not self._stack or step.stack_cut != self._cut:
+            self.set_stack(step.stack, step.frame, step.stack_cut)
 
     def retranslate(self) -> None:
         """Show the rows again in the current language."""

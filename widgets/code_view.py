@@ -32,8 +32,6 @@ Features
 from __future__ import annotations
 
 import itertools
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
@@ -61,11 +59,12 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainText
 
 from app.code_lines import breakpoint_line
 from app.i18n import N_, tr
+from app.shown_step import Step
+from widgets.code_editing import INDENT, IdeEditing, edits
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
 
-INDENT = "    "
 #: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 #: Background of the sub-expression whose operation just ran (step into expression), over the current line's.
 OPERATION_COLOUR = "#ffb74d"
@@ -129,7 +128,7 @@ class _Gutter(QWidget):
         self.setCursor(Qt.PointingHandCursor)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
-        self._view._paint_gutter(self, event)
+        self._paint(event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         line = self._view._line_at(event.position().y())
@@ -149,7 +148,7 @@ class _Gutter(QWidget):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
         line = self._view._line_at(event.pos().y())
         if line is not None:
-            menu = self._view._gutter_menu(line)
+            menu = self.menu(line)
             menu.exec(event.globalPos())
             menu.deleteLater()
 
@@ -159,9 +158,122 @@ class _Gutter(QWidget):
             if line is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(event.globalPos(), self._view._gutter_tip(line), self)
+                QToolTip.showText(event.globalPos(), self.tip(line), self)
             return True
         return super().event(event)
+
+    def menu(self, line: int) -> QMenu:
+        """The right-click menu of ``line``'s gutter."""
+        view = self._view
+        menu = QMenu(self)
+        if line in view._breakpoints:
+            menu.addAction(tr("Edit condition…"), lambda: view.edit_condition(line))
+            menu.addAction(tr("Remove breakpoint"), lambda: view.toggle_breakpoint(line))
+        else:
+            menu.addAction(tr("Add breakpoint"), lambda: view.toggle_breakpoint(line))
+            menu.addAction(tr("Add conditional breakpoint…"), lambda: view.edit_condition(line))
+        return menu
+
+    def tip(self, line: int) -> str:
+        """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
+        view = self._view
+        tips = []
+        if view._current and view._current[0] == line:
+            tips.append(f"<b>{tr(EVENT_TIPS.get(view._current[1], EVENT_TIPS['line']))}</b>")
+        if view._previous == line:
+            tips.append(tr("Just ran"))
+        if view._error == line:
+            tips.append(tr("The error points here"))
+        if line not in view._breakpoints:
+            tips.append(tr("Click: add a breakpoint; right-click: a conditional one"))
+        elif view._breakpoints[line] is None:
+            tips.append(tr("Breakpoint. Click: remove; right-click: add a condition"))
+        else:
+            condition = view._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
+            tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
+        return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
+
+    def _paint(self, event: QPaintEvent) -> None:
+        view, gutter = self._view, self
+        painter = QPainter(gutter)
+        palette = view.palette()
+        painter.fillRect(event.rect(), _mix(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
+        painter.setPen(palette.color(QPalette.Mid))
+        painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
+        painter.setRenderHint(QPainter.Antialiasing)
+        mark = view._mark_width()
+        number_colour = palette.color(QPalette.PlaceholderText)
+        line_height = view.fontMetrics().height()
+        plain, bold = view.font(), view.font()
+        bold.setBold(True)
+        text_colour = palette.color(QPalette.Text)
+        current_line = view._current[0] if view._current is not None else None
+        number_width = gutter.width() - 2 * mark - 4
+        block = view.firstVisibleBlock()
+        top = view.blockBoundingGeometry(block).translated(view.contentOffset()).top()
+        while block.isValid() and top <= event.rect().bottom():
+            line = block.blockNumber() + 1
+            if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
+                current = line == current_line  # the paused line's number in bold
+                painter.setFont(bold if current else plain)  # fonts made once: the marks below change them
+                painter.setPen(text_colour if current else number_colour)
+                painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
+                                 str(line))
+                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
+                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
+            top += view.blockBoundingRect(block).height()
+            block = block.next()
+        painter.end()
+
+    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        view = self._view
+        radius = min(cell.width(), cell.height()) * 0.36
+        centre = cell.center()
+        if line in view._breakpoints:
+            painter.setPen(QColor(LINE_COLOURS["breakpoint_edge"]))
+            painter.setBrush(QColor(LINE_COLOURS["breakpoint"]))
+            painter.drawEllipse(centre, radius, radius)
+            if view._breakpoints[line] is not None:
+                font = QFont(view.font())
+                font.setBold(True)
+                font.setPixelSize(max(int(radius * 1.7), 6))
+                painter.setFont(font)
+                painter.setPen(Qt.white)
+                painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
+                                 Qt.AlignCenter, "?")
+        elif line == self.hover_line:
+            hint = QColor(LINE_COLOURS["breakpoint"])
+            hint.setAlpha(70)
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(hint)
+            painter.drawEllipse(centre, radius, radius)
+
+    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        view = self._view
+        if view._current and view._current[0] == line:
+            colour, event = LINE_COLOURS["current_arrow"], view._current[1]
+        elif view._previous == line:
+            colour, event = LINE_COLOURS["previous_arrow"], "line"
+        elif view._error == line:  # a red cross
+            painter.setPen(QPen(QColor(LINE_COLOURS["current_arrow"]), 2.0))
+            half = min(cell.width(), cell.height()) * 0.25
+            painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
+            painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
+            return
+        else:
+            return
+        # An arrow pointing right in a unit box, turned for the event: down into a call, back on a return.
+        arrow = QPolygonF([QPointF(x, y) for x, y in
+                           ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))])
+        painter.save()
+        painter.translate(cell.center())
+        painter.rotate({"call": 45, "return": 180}.get(event, 0))
+        scale = min(cell.width(), cell.height()) * 0.45
+        painter.scale(scale, scale)
+        painter.setPen(Qt.NoPen)
+        painter.setBrush(QColor(colour))
+        painter.drawPolygon(arrow)
+        painter.restore()
 
 
 class CodeView(QPlainTextEdit):
@@ -197,6 +309,7 @@ class CodeView(QPlainTextEdit):
         self._previous: int | None = None
         self._error: int | None = None
         self._hovered_line = 0
+        self._editing = IdeEditing(self)
         self._hovered_position = (0, -1)
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
@@ -373,6 +486,12 @@ class CodeView(QPlainTextEdit):
         cursor.setPosition(self._position(span[2], span[3]), QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
 
+    def show_step(self, step: Step) -> None:
+        """Mark the step in view: the line about to run (a past step's line), the line that just ran, the operation."""
+        self.set_current_line(step.line, step.event)
+        self.set_previous_line(step.previous_line)
+        self.set_operation_span(step.op_span)
+
     def set_current_line(self, line: int | None, event: str = "line") -> None:
         """Mark the line about to run (None clears it); ``event`` is the pause's: line, call, return or exception."""
         self._current = (line, event) if self._in_text(line) else None
@@ -486,65 +605,8 @@ class CodeView(QPlainTextEdit):
         geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
         return block.blockNumber() + 1 if geometry.top() <= y < geometry.bottom() else None
 
-    def _gutter_menu(self, line: int) -> QMenu:
-        """The right-click menu of ``line``'s gutter."""
-        menu = QMenu(self)
-        if line in self._breakpoints:
-            menu.addAction(tr("Edit condition…"), lambda: self.edit_condition(line))
-            menu.addAction(tr("Remove breakpoint"), lambda: self.toggle_breakpoint(line))
-        else:
-            menu.addAction(tr("Add breakpoint"), lambda: self.toggle_breakpoint(line))
-            menu.addAction(tr("Add conditional breakpoint…"), lambda: self.edit_condition(line))
-        return menu
 
-    def _gutter_tip(self, line: int) -> str:
-        """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
-        tips = []
-        if self._current and self._current[0] == line:
-            tips.append(f"<b>{tr(EVENT_TIPS.get(self._current[1], EVENT_TIPS['line']))}</b>")
-        if self._previous == line:
-            tips.append(tr("Just ran"))
-        if self._error == line:
-            tips.append(tr("The error points here"))
-        if line not in self._breakpoints:
-            tips.append(tr("Click: add a breakpoint; right-click: a conditional one"))
-        elif self._breakpoints[line] is None:
-            tips.append(tr("Breakpoint. Click: remove; right-click: add a condition"))
-        else:
-            condition = self._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
-            tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
-        return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
 
-    def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
-        painter = QPainter(gutter)
-        palette = self.palette()
-        painter.fillRect(event.rect(), _mix(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
-        painter.setPen(palette.color(QPalette.Mid))
-        painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
-        painter.setRenderHint(QPainter.Antialiasing)
-        mark = self._mark_width()
-        number_colour = palette.color(QPalette.PlaceholderText)
-        line_height = self.fontMetrics().height()
-        plain, bold = self.font(), self.font()
-        bold.setBold(True)
-        text_colour = palette.color(QPalette.Text)
-        current_line = self._current[0] if self._current is not None else None
-        number_width = gutter.width() - 2 * mark - 4
-        block = self.firstVisibleBlock()
-        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
-        while block.isValid() and top <= event.rect().bottom():
-            line = block.blockNumber() + 1
-            if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
-                current = line == current_line  # the paused line's number in bold
-                painter.setFont(bold if current else plain)  # fonts made once: the marks below change them
-                painter.setPen(text_colour if current else number_colour)
-                painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
-                                 str(line))
-                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
-                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
-            top += self.blockBoundingRect(block).height()
-            block = block.next()
-        painter.end()
 
     # -- Qt overrides -------------------------------------------------------------------------
 
@@ -577,10 +639,10 @@ class CodeView(QPlainTextEdit):
         elif control and event.key() == Qt.Key_0:
             self._zoom_to(self._base_point_size)
         elif self.isReadOnly():
-            if _edits(event):
+            if edits(event):
                 self._show_lock_note()
             super().keyPressEvent(event)
-        elif not self._edit(event):
+        elif not self._editing.key(event):
             super().keyPressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -735,146 +797,7 @@ class CodeView(QPlainTextEdit):
         # The scroll bar counts shown lines: the hidden lines of folded notes are not among them.
         self.verticalScrollBar().setValue(max(block.firstLineNumber() - rows // 3, 0))
 
-    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
-        radius = min(cell.width(), cell.height()) * 0.36
-        centre = cell.center()
-        if line in self._breakpoints:
-            painter.setPen(QColor(LINE_COLOURS["breakpoint_edge"]))
-            painter.setBrush(QColor(LINE_COLOURS["breakpoint"]))
-            painter.drawEllipse(centre, radius, radius)
-            if self._breakpoints[line] is not None:
-                font = QFont(self.font())
-                font.setBold(True)
-                font.setPixelSize(max(int(radius * 1.7), 6))
-                painter.setFont(font)
-                painter.setPen(Qt.white)
-                painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
-                                 Qt.AlignCenter, "?")
-        elif line == self._gutter.hover_line:
-            hint = QColor(LINE_COLOURS["breakpoint"])
-            hint.setAlpha(70)
-            painter.setPen(Qt.NoPen)
-            painter.setBrush(hint)
-            painter.drawEllipse(centre, radius, radius)
 
-    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
-        if self._current and self._current[0] == line:
-            colour, event = LINE_COLOURS["current_arrow"], self._current[1]
-        elif self._previous == line:
-            colour, event = LINE_COLOURS["previous_arrow"], "line"
-        elif self._error == line:  # a red cross
-            painter.setPen(QPen(QColor(LINE_COLOURS["current_arrow"]), 2.0))
-            half = min(cell.width(), cell.height()) * 0.25
-            painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
-            painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
-            return
-        else:
-            return
-        # An arrow pointing right in a unit box, turned for the event: down into a call, back on a return.
-        arrow = QPolygonF([QPointF(x, y) for x, y in
-                           ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))])
-        painter.save()
-        painter.translate(cell.center())
-        painter.rotate({"call": 45, "return": 180}.get(event, 0))
-        scale = min(cell.width(), cell.height()) * 0.45
-        painter.scale(scale, scale)
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor(colour))
-        painter.drawPolygon(arrow)
-        painter.restore()
-
-    # -- editing ------------------------------------------------------------------------------
-
-    def _edit(self, event: QKeyEvent) -> bool:
-        """Handle the keys that edit like an IDE; False leaves the key to Qt."""
-        key, modifiers = event.key(), event.modifiers()
-        if key == Qt.Key_Tab and not modifiers & (Qt.ControlModifier | Qt.AltModifier):
-            self._indent()
-        elif key == Qt.Key_Backtab:
-            self._change_lines(lambda text: text[min(len(text) - len(text.lstrip(" ")), len(INDENT)):])
-        elif key in (Qt.Key_Return, Qt.Key_Enter) and not modifiers & Qt.ControlModifier:
-            self._new_line()
-        elif key == Qt.Key_Backspace and not modifiers and not self.textCursor().hasSelection():
-            return self._dedent_blank()
-        elif key == Qt.Key_Slash and modifiers & Qt.ControlModifier:
-            self._toggle_comment()
-        else:
-            return False
-        return True
-
-    def _indent(self) -> None:
-        cursor = self.textCursor()
-        if cursor.hasSelection() and len(self._selected_blocks()) > 1:
-            self._change_lines(lambda text: INDENT + text if text.strip() else text)
-        else:
-            cursor.insertText(" " * (len(INDENT) - cursor.positionInBlock() % len(INDENT)))
-
-    def _new_line(self) -> None:
-        """Break the line, keeping the indentation: one level more after a ``:``, one less after return/pass/..."""
-        cursor = self.textCursor()
-        before = cursor.block().text()[:cursor.positionInBlock()]
-        indent = before[:len(before) - len(before.lstrip())]
-        code = before.split("#", 1)[0].rstrip()
-        if code.endswith(":"):
-            indent += INDENT
-        elif code.strip().split(" ", 1)[0] in ("return", "pass", "break", "continue", "raise"):
-            indent = indent[:-len(INDENT)]
-        cursor.insertText("\n" + indent)
-        self.ensureCursorVisible()
-
-    def _dedent_blank(self) -> bool:
-        """Backspace in a line's indentation removes up to the previous indent stop."""
-        cursor = self.textCursor()
-        before = cursor.block().text()[:cursor.positionInBlock()]
-        if not before or before.strip(" "):
-            return False
-        cursor.movePosition(QTextCursor.Left, QTextCursor.KeepAnchor, (len(before) - 1) % len(INDENT) + 1)
-        cursor.removeSelectedText()
-        return True
-
-    def _toggle_comment(self) -> None:
-        texts = [self.document().findBlockByNumber(number).text() for number in self._selected_blocks()]
-        code = [text for text in texts if text.strip()]
-        if not code:
-            return
-        if all(text.lstrip().startswith("#") for text in code):
-            self._change_lines(_uncommented)
-        else:
-            column = min(len(text) - len(text.lstrip()) for text in code)
-            self._change_lines(lambda text: text[:column] + "# " + text[column:] if text.strip() else text)
-
-    def _selected_blocks(self) -> list[int]:
-        """Numbers of the blocks the selection covers (the cursor's block without one)."""
-        cursor = self.textCursor()
-        document = self.document()
-        first = document.findBlock(cursor.selectionStart()).blockNumber()
-        end = document.findBlock(cursor.selectionEnd())
-        last = end.blockNumber()
-        if cursor.hasSelection() and last > first and cursor.selectionEnd() == end.position():
-            last -= 1  # a selection ending at a line's start does not take that line
-        return list(range(first, last + 1))
-
-    def _change_lines(self, change: Callable[[str], str]) -> None:
-        """Rewrite each selected line with ``change``, as one undo step, keeping the lines selected."""
-        numbers = self._selected_blocks()
-        document = self.document()
-        cursor = QTextCursor(document)
-        cursor.beginEditBlock()
-        for number in numbers:
-            block = document.findBlockByNumber(number)
-            new = change(block.text())
-            if new != block.text():
-                # Edit only the changed head or tail, so that cursors (and breakpoints) in the rest stay put.
-                head = len(os.path.commonprefix([block.text(), new]))
-                cursor.setPosition(block.position() + head)
-                cursor.setPosition(block.position() + len(block.text()), QTextCursor.KeepAnchor)
-                cursor.insertText(new[head:])
-        cursor.endEditBlock()
-        if len(numbers) > 1:
-            selection = QTextCursor(document.findBlockByNumber(numbers[0]))
-            last = document.findBlockByNumber(numbers[-1])
-            selection.setPosition(last.position() + len(last.text()), QTextCursor.KeepAnchor)
-            self.setTextCursor(selection)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -925,17 +848,3 @@ class CodeView(QPlainTextEdit):
     def _in_text(self, line: int | None) -> bool:
         return line is not None and 1 <= line <= self.blockCount()
 
-
-def _edits(event: QKeyEvent) -> bool:
-    """Whether ``event`` would change the text of an editable view."""
-    return (event.key() in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_Backspace, Qt.Key_Delete, Qt.Key_Tab)
-            or any(event.matches(key) for key in (QKeySequence.Paste, QKeySequence.Cut, QKeySequence.Undo))
-            or (event.text().isprintable() and bool(event.text()) and not event.modifiers() & Qt.ControlModifier))
-
-
-def _uncommented(text: str) -> str:
-    """``text`` without the ``#`` (and one space after it) that starts its code."""
-    body = text.lstrip()
-    if not body.startswith("#"):
-        return text
-    return text[:len(text) - len(body)] + body[2 if body.startswith("# ") else 1:]

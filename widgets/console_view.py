@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QT
 
 from app import messages as m
 from app.i18n import N_, error_texts, tr
+from app.shown_step import Step
 from app.transcript import Entry, Transcript, shown
 from widgets.watch_view import blend, readable_color, short_dtype, summary_line
 
@@ -453,6 +454,10 @@ class ConsoleView(QWidget):
             lines.extend(self._exception_lines(result.get("error") or {}))
         if lines:
             self._write_lines(lines)
+
+    def show_step(self, step: Step) -> None:
+        """Evaluation only at a live pause; otherwise the placeholder says why (the past, the end, running)."""
+        self.set_input_enabled(step.is_live, "ended" if step.over else step.off or "running")
 
     def set_input_enabled(self, enabled: bool, shown: str = "running") -> None:
         """Allow evaluation (the lesson is paused) or not, with a placeholder saying why: ``shown`` is what

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.i18n import tr
 from app.lesson_format import Lesson, LessonFormatError, Section, notes_after, notes_for_line, parse_lesson
+from app.shown_step import Step
 
 #: Characters that Chinese and Japanese text runs together without spaces: CJK ideographs,
 #: kana, CJK punctuation and the full-width forms (，。：（） and the rest).
@@ -158,6 +159,11 @@ class NotesView(QWidget):
         """Show the notes in ``language`` ("en" or "zh")."""
         self.language = language
         self._render()
+
+    def show_step(self, step: Step) -> None:
+        """Follow the step in view to its section."""
+        if step.snapshot is not None:
+            self.show_line(step.snapshot["line"])
 
     def show_line(self, line: int) -> None:
         """Show the notes of the section ``line`` is in."""

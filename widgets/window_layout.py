@@ -1,0 +1,192 @@
+"""The main window's teaching layout: where each dock goes, its share of the window, and keeping it through resizes.
+
+The code and the graph side by side, the graph's column with the larger share (and every
+pixel of extra width), never less than a third of the window after a resize or a layout
+restored from another size; lessons and notes tabbed on the left; the variables (tabbed with
+backward, inspector, call stack) in a strip under the code; the output (with watch) under the
+graph, as wide as it, so a printed line is read whole. Docks have stable object names, so
+``saveState`` and ``restoreState`` keep the learner's arrangement between sessions.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSize, Qt
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QWidget
+
+from app.i18n import N_, tr
+from widgets import settings
+
+#: Shares of the window in the default layout: the graph's column (the output under the graph
+#: is as wide), the lessons/notes column, and the height of the bottom strip and of the output.
+GRAPH_SHARE, LESSONS_SHARE, BOTTOM_SHARE = 0.41, 0.15, 0.32
+MIN_BOTTOM_HEIGHT = 220
+#: The output under the graph: a few lines tall, so the drawing keeps most of the column's height.
+OUTPUT_SHARE, MIN_OUTPUT_HEIGHT = 0.19, 140
+#: After a resize or a layout restored at another size, the columns narrower than these shares of the
+#: window (or the lessons column narrower than MIN_LESSONS_WIDTH) get the default layout's widths back.
+MIN_GRAPH_SHARE, MIN_CODE_SHARE = 0.36, 0.33
+#: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
+MIN_LESSONS_WIDTH = 190
+#: Bumped when the default layout changes, so a layout saved by an older version is not restored.
+LAYOUT_VERSION = 3
+#: The docks' titles (English msgids), by object name.
+DOCK_TITLES = {
+    "lessons": N_("Lessons"), "notes": N_("Lesson notes"), "graph": N_("Autograd graph"),
+    "variables": N_("Variables"), "backward": N_("Backward"), "console": N_("Output"),
+    "inspector": N_("Tensor inspector"), "stack": N_("Call stack"), "watch": N_("Watch"),
+}
+LEFT, RIGHT, BOTTOM = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
+                       Qt.DockWidgetArea.BottomDockWidgetArea)
+#: Where each dock starts.
+AREAS = {"lessons": LEFT, "notes": LEFT, "graph": RIGHT, "variables": BOTTOM, "backward": BOTTOM, "console": RIGHT,
+         "inspector": BOTTOM, "stack": BOTTOM, "watch": RIGHT}
+
+
+class WindowLayout:
+    """The docks of ``window`` and their teaching layout.
+
+    Parameters
+    ----------
+    window
+        The main window; its central widget is the code.
+    panels
+        The dock's object name → the panel it holds (every name of :data:`DOCK_TITLES`).
+    """
+
+    def __init__(self, window: QMainWindow, panels: dict[str, QWidget]) -> None:
+        self.window = window
+        self.sized = False
+        # The graph and the output under it take the right side, top to bottom; the bottom strip runs
+        # under the code. The output shares the graph's width: in the strip it got a sixth of the window.
+        window.setCorner(Qt.Corner.BottomRightCorner, RIGHT)
+        window.setCorner(Qt.Corner.TopRightCorner, RIGHT)
+        window.setCorner(Qt.Corner.BottomLeftCorner, BOTTOM)
+        self.docks = {name: self._dock(name, panels[name]) for name in DOCK_TITLES}
+        docks = self.docks
+        window.tabifyDockWidget(docks["lessons"], docks["notes"])
+        window.splitDockWidget(docks["graph"], docks["console"], Qt.Orientation.Vertical)
+        for name in ("backward", "inspector", "stack"):
+            window.tabifyDockWidget(docks["variables"], docks[name])
+        window.tabifyDockWidget(docks["console"], docks["watch"])
+        for name in ("notes", "variables", "console"):
+            docks[name].raise_()
+        self.default_state = QByteArray()
+
+    def _dock(self, name: str, widget: QWidget) -> QDockWidget:
+        dock = QDockWidget(tr(DOCK_TITLES[name]), self.window)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.window.addDockWidget(AREAS[name], dock)
+        return dock
+
+    def retranslate(self) -> None:
+        for name, dock in self.docks.items():
+            dock.setWindowTitle(tr(DOCK_TITLES[name]))
+
+    # ---- saved and default layouts ------------------------------------------------------
+
+    def restore(self) -> None:
+        """The geometry and layout saved on the last close (an older version's layout: the default one)."""
+        self.default_state = self.window.saveState(LAYOUT_VERSION)
+        geometry = settings.get("window/geometry")
+        if not geometry.isEmpty():
+            self.window.restoreGeometry(geometry)
+        state = settings.get("window/state")
+        if not state.isEmpty() and not self.window.restoreState(state, LAYOUT_VERSION):
+            settings.put("window/state", QByteArray())
+
+    def save(self) -> None:
+        settings.put("window/geometry", self.window.saveGeometry())
+        settings.put("window/state", self.window.saveState(LAYOUT_VERSION))
+
+    def reset(self) -> None:
+        """Put every dock back where it starts."""
+        for dock in self.docks.values():
+            dock.setFloating(False)
+            dock.show()
+        self.window.restoreState(self.default_state, LAYOUT_VERSION)
+        self.size_docks()
+        self.hide_stale_tab_bars()
+
+    def first_shown(self) -> None:
+        """The window is on screen for the first time: the default proportions, or a saved layout made to fit."""
+        if self.sized:
+            return
+        self.sized = True
+        if settings.get("window/state").isEmpty():
+            self.size_docks()
+        else:  # a layout saved at another size: Qt fits it by crushing whichever column it meets first
+            self.window.layout().activate()
+            self.uncrush_columns()
+        self.hide_stale_tab_bars()
+
+    def size_docks(self) -> None:
+        """The teaching layout's proportions: code and graph side by side, the graph the larger share."""
+        width, docks = self.window.width(), self.docks
+        self.window.resizeDocks([docks["lessons"], docks["graph"]],
+                                [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
+                                Qt.Orientation.Horizontal)
+        self.window.resizeDocks([docks["variables"], docks["console"]], self.strip_heights(),
+                                Qt.Orientation.Vertical)
+        self.window.layout().activate()  # now, not at the next event loop pass: a resize soon after reads these sizes
+
+    def hide_stale_tab_bars(self) -> None:
+        """Hide the dock tab bars that building the layout left behind.
+
+        Qt keeps showing the tab bar of each intermediate tab group (it would sit over the
+        status bar); the layout shows the bars in use again when it next lays out.
+        """
+        for bar in self.window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.hide()
+        self.window.layout().invalidate()
+
+    # ---- resizing -----------------------------------------------------------------------
+
+    def resized(self, size: QSize, old: QSize) -> None:
+        """Keep the teaching layout through a resize.
+
+        Qt gives a wider window's extra width to the code; the graph is what needs it. A narrower
+        window Qt takes from the docks until the code is at its minimum: the graph or the notes crush.
+        """
+        window, graph = self.window, self.docks["graph"]
+        if not (self.sized and old.isValid() and graph.isVisible() and not graph.isFloating()):
+            return
+        grown = size.width() - old.width()
+        if grown > 0:
+            window.resizeDocks([graph], [graph.width() + grown], Qt.Orientation.Horizontal)
+            window.layout().activate()
+        self.uncrush_columns()
+        docks, heights = [], []
+        for dock, height in zip((self.docks["variables"], self.docks["console"]), self.strip_heights(), strict=True):
+            if dock.isVisible() and not dock.isFloating():
+                docks.append(dock)
+                heights.append(height)
+        if size.height() < old.height() and any(
+                dock.height() > height for dock, height in zip(docks, heights, strict=True)):
+            # Qt takes a shorter window's height from the code and the graph; the strip and the output give theirs.
+            window.resizeDocks(docks, heights, Qt.Orientation.Vertical)
+            window.layout().activate()
+
+    def strip_heights(self) -> list[int]:
+        """The default heights of the bottom strip and of the output under the graph, for this window's height."""
+        height = self.window.height()
+        return [max(int(height * BOTTOM_SHARE), MIN_BOTTOM_HEIGHT), max(int(height * OUTPUT_SHARE), MIN_OUTPUT_HEIGHT)]
+
+    def uncrush_columns(self) -> None:
+        """Give the columns the default layout's widths when the graph, the code or the lessons column is crushed.
+
+        A layout the learner arranged stays as long as no column is narrower than its minimum
+        (:data:`MIN_GRAPH_SHARE`, :data:`MIN_CODE_SHARE`, :data:`MIN_LESSONS_WIDTH`).
+        """
+        window = self.window
+        width, graph = window.width(), self.docks["graph"]
+        left = [dock for dock in (self.docks["lessons"], self.docks["notes"])  # a tab behind another has no region
+                if not dock.visibleRegion().isEmpty() and not dock.isFloating() and window.dockWidgetArea(dock) == LEFT]
+        if graph.isFloating() or not graph.isVisible() or not (
+                graph.width() < width * MIN_GRAPH_SHARE or window.centralWidget().width() < width * MIN_CODE_SHARE
+                or any(dock.width() < MIN_LESSONS_WIDTH for dock in left)):
+            return
+        docks = [*left[:1], graph]
+        sizes = [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH)] * len(left[:1]) + [int(width * GRAPH_SHARE)]
+        window.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
+        window.layout().activate()
