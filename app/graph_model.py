@@ -126,6 +126,27 @@ class GraphModel:
         return [other for other, node in self.nodes.items()
                 if any(child == node_id for child, _ in node.get("next", ()))]
 
+    def step_from(self, node_id: int | None, way: str) -> int | None:
+        """The node one keyboard step from ``node_id`` along the graph, or None when there is none.
+
+        ``way`` is "input" (the first node its gradients flow to), "consumer" (the first node
+        that takes its output), "next" or "previous" (a sibling: the next or previous input of
+        the same consumer, wrapping around). From no node, any way leads to the newest output.
+        """
+        if node_id not in self.nodes:
+            outputs = [i for i in self.nodes if not self.consumers(i)]
+            return outputs[-1] if outputs else None
+        if way == "input":
+            return next(iter(self.inputs(node_id)), None)
+        consumers = self.consumers(node_id)
+        if way == "consumer":
+            return consumers[0] if consumers else None
+        siblings = self.inputs(consumers[0]) if consumers else [i for i in self.nodes if not self.consumers(i)]
+        if len(siblings) < 2:
+            return None
+        shift = 1 if way == "next" else -1
+        return siblings[(siblings.index(node_id) + shift) % len(siblings)]
+
     def reach(self, node_id: int) -> set[int]:
         """``node_id`` and every node its gradients reach."""
         return set(reachable([node_id], self.inputs)) if node_id in self.nodes else set()

@@ -102,3 +102,19 @@ def test_waiting_leaves_tell_only_when_they_change_and_clear_empties_everything(
     assert told["leaves_waiting"].call_count == 1
     model.clear()
     assert model.nodes == {} and model.waiting_leaves == [] and told["replaced"].call_count == 1
+
+
+def test_the_keyboard_walks_along_edges_to_inputs_consumers_and_siblings():
+    """``z = x * y + x``: AddBackward0 (4) takes MulBackward0 (3) and x's leaf (1); Mul takes x (1) and y (2)."""
+    model = GraphModel()
+    model.set_graph({"nodes": [node(1, "AccumulateGrad", kind="leaf", variable="x"),
+                               node(2, "AccumulateGrad", kind="leaf", variable="y"), node(3, "MulBackward0", 1, 2),
+                               node(4, "AddBackward0", 3, 1)],
+                     "edges": [], "roots": {"z": 4}, "leaves": {1: "x", 2: "y"}})
+    assert model.step_from(None, "input") == 4  # from nothing: the output
+    assert model.step_from(4, "input") == 3 and model.step_from(3, "input") == 1
+    assert model.step_from(1, "consumer") == 3  # the first consumer in creation order
+    assert model.step_from(1, "next") == 2 and model.step_from(2, "next") == 1  # Mul's inputs, wrapping
+    assert model.step_from(2, "previous") == 1
+    assert model.step_from(4, "consumer") is None and model.step_from(4, "next") is None  # one output: no sibling
+    assert model.step_from(2, "input") is None

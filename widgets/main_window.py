@@ -50,6 +50,7 @@ from widgets.graph_groups import same_file
 from widgets.graph_view import GraphView
 from widgets.lesson_browser import LessonBrowser
 from widgets.lesson_files import ELSEWHERE_NOTE, LessonFiles
+from widgets.node_list import NodeList
 from widgets.notes_view import NotesView
 from widgets.prediction_bar import PredictionBar
 from widgets.prediction_flow import PredictionFlow
@@ -178,11 +179,12 @@ class MainWindow(QMainWindow):
         self.stack_view = CallStackView(self)
         self.watch_view = WatchView(self)
         self.graph_view = GraphView(self)
+        self.node_list = NodeList(self.graph_model, self)
         self.backward_panel = BackwardPanel(self, self.progress, lambda: self.path.stem if self.path else None)
         self.window_layout = WindowLayout(self, {
             "lessons": self.lesson_browser, "notes": self.notes_view, "graph": self.graph_view,
             "variables": self.variables_view, "backward": self.backward_panel, "console": self.console,
-            "inspector": self.inspector, "stack": self.stack_view, "watch": self.watch_view})
+            "inspector": self.inspector, "stack": self.stack_view, "watch": self.watch_view, "nodes": self.node_list})
         self.docks = self.window_layout.docks
 
     def _build_actions(self) -> None:
@@ -211,6 +213,9 @@ class MainWindow(QMainWindow):
         self.shown.changed.connect(self._on_shown_changed)
         self.graph_model.replaced.connect(self._on_graph_model_replaced)
         self.graph_model.changed.connect(self._on_graph_model_changed)
+        self.graph_view.node_selected.connect(self.graph_model.select)
+        self.graph_model.selected_changed.connect(self._on_graph_model_selected_changed)
+        self.node_list.details_requested.connect(self._on_graph_model_selected_changed)
         self.graph_model.leaves_waiting.connect(
             lambda: self.graph_view.set_waiting_leaves(self.graph_model.waiting_leaves, self.graph_model.in_backward))
         self.code_view.breakpoints_changed.connect(self._on_code_view_breakpoints_changed)
@@ -451,6 +456,10 @@ class MainWindow(QMainWindow):
         self.graph_view.set_graph(graph, new=model.new)
         self.backward_panel.set_graph(graph)
 
+    def _on_graph_model_selected_changed(self, node_id: int | None) -> None:
+        if node_id is not None:
+            self.graph_view.select_node(node_id)
+
     def _on_graph_model_changed(self, diff: dict[str, Any]) -> None:
         self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
         if diff.get("changed"):
@@ -674,7 +683,7 @@ class MainWindow(QMainWindow):
         self.prediction_bar.retranslate()
         retranslate_menus(self)
         for panel in (self.timeline, self.backward_panel, self.console, self.graph_view, self.variables_view,
-                      self.inspector, self.stack_view, self.watch_view, self.code_view):
+                      self.inspector, self.stack_view, self.watch_view, self.code_view, self.node_list):
             panel.retranslate()
         self.files.update_title()
         self._update_actions()

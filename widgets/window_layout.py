@@ -28,18 +28,18 @@ MIN_GRAPH_SHARE, MIN_CODE_SHARE = 0.36, 0.33
 #: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
 MIN_LESSONS_WIDTH = 190
 #: Bumped when the default layout changes, so a layout saved by an older version is not restored.
-LAYOUT_VERSION = 3
+LAYOUT_VERSION = 4
 #: The docks' titles (English msgids), by object name.
 DOCK_TITLES = {
     "lessons": N_("Lessons"), "notes": N_("Lesson notes"), "graph": N_("Autograd graph"),
     "variables": N_("Variables"), "backward": N_("Backward"), "console": N_("Output"),
-    "inspector": N_("Tensor inspector"), "stack": N_("Call stack"), "watch": N_("Watch"),
+    "inspector": N_("Tensor inspector"), "stack": N_("Call stack"), "watch": N_("Watch"), "nodes": N_("Graph nodes"),
 }
 LEFT, RIGHT, BOTTOM = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                        Qt.DockWidgetArea.BottomDockWidgetArea)
 #: Where each dock starts.
 AREAS = {"lessons": LEFT, "notes": LEFT, "graph": RIGHT, "variables": BOTTOM, "backward": BOTTOM, "console": RIGHT,
-         "inspector": BOTTOM, "stack": BOTTOM, "watch": RIGHT}
+         "inspector": BOTTOM, "stack": BOTTOM, "watch": RIGHT, "nodes": RIGHT}
 
 
 class WindowLayout:
@@ -68,6 +68,7 @@ class WindowLayout:
         for name in ("backward", "inspector", "stack"):
             window.tabifyDockWidget(docks["variables"], docks[name])
         window.tabifyDockWidget(docks["console"], docks["watch"])
+        window.tabifyDockWidget(docks["console"], docks["nodes"])
         for name in ("notes", "variables", "console"):
             docks[name].raise_()
         self.default_state = QByteArray()

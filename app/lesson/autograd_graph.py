@@ -677,14 +677,8 @@ class GraphTracker:
         current = set(roots.values())
         if all(r in current or r in boundary for r in previous_roots.values()):
             return []  # every old root is still reachable, so everything below it is
-        reachable: set[int] = set()
-        stack = list(current)
-        while stack:
-            nid = stack.pop()
-            if nid not in reachable:
-                reachable.add(nid)
-                stack.extend(child for child, _ in self._children[nid])
-        removed = [nid for nid in self._children if nid not in reachable]
+        kept = set(reachable(current, lambda nid: (child for child, _ in self._children[nid])))
+        removed = [nid for nid in self._children if nid not in kept]
         for nid in removed:
             self._by_sequence.pop(self._nodes[nid]["seq"], None)
             del self._children[nid], self._nodes[nid]
