@@ -62,6 +62,27 @@ def test_extra_width_goes_to_the_graph_not_the_code(qtbot, make_window):
     assert abs(window.code_view.width() - code_width) <= 4
 
 
+@pytest.mark.parametrize("saved", [False, True], ids=["fresh settings", "saved layout"])
+def test_widening_the_window_never_narrows_the_graph(qtbot, make_window, saved):
+    """Lesson 03 at 1280×800, then 1600×1000, then 1920×1080: the graph was 524, 844, then 787 px wide (the
+    code's minimum share put the default layout back, narrowing the graph)."""
+    if saved:  # a layout saved by a window closed at 1600×1000
+        first = make_window(1600, 1000)
+        qtbot.waitUntil(lambda: assert_teaching_layout(first))
+        first.close()
+    window = make_window(1280, 800)
+    qtbot.waitUntil(lambda: assert_teaching_layout(window))
+    widths = [window.docks["graph"].width()]
+    for size in ((1600, 1000), (1920, 1080)):
+        window.resize(*size)
+        qtbot.waitUntil(lambda s=size: window.width() == s[0])
+        qtbot.wait(50)  # the layout settles
+        widths.append(window.docks["graph"].width())
+        assert_teaching_layout(window)
+    assert widths == sorted(widths) and widths[-1] > widths[0] + 400, widths
+    assert window.code_view.width() >= 1920 * 0.33 - 2  # and the code keeps its third
+
+
 def test_reset_layout_brings_the_teaching_layout_back(qtbot, make_window):
     window = make_window(1600, 1000)
     qtbot.waitUntil(lambda: assert_teaching_layout(window))

@@ -153,10 +153,18 @@ class WindowLayout:
         if not (self.sized and old.isValid() and graph.isVisible() and not graph.isFloating()):
             return
         grown = size.width() - old.width()
+        before = graph.width()
         if grown > 0:
-            window.resizeDocks([graph], [graph.width() + grown], Qt.Orientation.Horizontal)
+            # Qt gave the extra width to the code: move it to the graph, as long as the code keeps its share.
             window.layout().activate()
+            give = min(grown, window.centralWidget().width() - int(size.width() * MIN_CODE_SHARE) - 1)
+            if give > 0:
+                window.resizeDocks([graph], [graph.width() + give], Qt.Orientation.Horizontal)
+                window.layout().activate()
         self.uncrush_columns()
+        if grown > 0 and graph.width() < before:  # a wider window never narrows the graph
+            window.resizeDocks([graph], [before], Qt.Orientation.Horizontal)
+            window.layout().activate()
         docks, heights = [], []
         for dock, height in zip((self.docks["variables"], self.docks["console"]), self.strip_heights(), strict=True):
             if dock.isVisible() and not dock.isFloating():
