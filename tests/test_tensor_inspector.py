@@ -295,3 +295,33 @@ def test_the_header_counts_one_value_and_speaks_chinese_in_chinese(inspector):
     assert "2 个值" in text and "grad: 有梯度" in text
     axes = inspector.value_panel.plot.getPlotItem()
     assert (axes.getAxis("left").labelText, axes.getAxis("bottom").labelText) == ("值", "索引")
+
+
+def test_the_plots_right_click_menu_is_ours_and_in_the_interfaces_language(qtbot, inspector):
+    """In 中文 a right-click on the plot showed pyqtgraph's English menus (Plot Options, Transforms, Mouse Mode…)."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    from app import i18n
+
+    inspector.show_tensor("m", summary(torch.arange(6.0).reshape(2, 3)))
+    plot = inspector.value_panel.plot
+    assert not plot.getPlotItem().menuEnabled() and not plot.getPlotItem().getViewBox().menuEnabled()
+    assert plot.scene().contextMenu == []
+    i18n.set_language("zh")
+    try:
+        inspector.retranslate()
+        centre = plot.rect().center()
+        event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, centre, plot.mapToGlobal(centre))
+        QApplication.sendEvent(plot.viewport(), event)  # where a right-click lands
+        qtbot.waitUntil(lambda: any(menu.isVisible() for menu in plot.findChildren(QMenu)))
+        menu = next(menu for menu in plot.findChildren(QMenu) if menu.isVisible())
+        texts = [action.text() for action in menu.actions()]
+        assert texts == ["显示全部数值", "网格"] and plot.accessibleName() == "张量数值的图"
+        menu.close()
+    finally:
+        i18n.set_language("en")
+        inspector.retranslate()
+    grid = plot.context_menu().actions()[1]
+    grid.trigger()
+    assert plot.context_menu().actions()[1].isChecked()

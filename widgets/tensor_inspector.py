@@ -32,13 +32,14 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, Qt, Signal
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QPalette
+from PySide6.QtGui import QContextMenuEvent, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QScrollArea,
     QSpinBox,
     QSplitter,
@@ -286,7 +287,12 @@ class SliceControls(QWidget):
 
 
 class ArrayPlot(pg.PlotWidget):
-    """A heatmap with a colour bar for a 2-D slice, a bar or line plot for 1-D; downsampled when big."""
+    """A heatmap with a colour bar for a 2-D slice, a bar or line plot for 1-D; downsampled when big.
+
+    Its right-click menu is GradStep's own few entries, in the interface's language: pyqtgraph's
+    menus (Plot Options, Transforms, Downsample, Mouse Mode…) are built once, in English, and
+    offer settings a learner looking at a tensor does not need.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         palette = QGuiApplication.palette()
@@ -296,10 +302,37 @@ class ArrayPlot(pg.PlotWidget):
         for name in ("left", "bottom"):
             item.getAxis(name).setPen(text)
             item.getAxis(name).setTextPen(text)
+        item.setMenuEnabled(False)  # the ViewBox's and the PlotItem's menus
+        item.hideButtons()
+        self.scene().contextMenu = []  # the scene's "Export..."
         self._image = pg.ImageItem(axisOrder="row-major")
         self._bar: pg.ColorBarItem | None = None
         self._text = text
+        self._grid = False
         self.setMinimumHeight(120)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setAccessibleName(tr("Plot of the tensor's values"))
+
+    def context_menu(self) -> QMenu:
+        """The plot's right-click menu: show all of it, and a grid on or off."""
+        menu = QMenu(self)
+        menu.addAction(tr("Show all values"), self.getPlotItem().autoRange)
+        grid = menu.addAction(tr("Grid"), self._on_grid_triggered)
+        grid.setCheckable(True)
+        grid.setChecked(self._grid)
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
+        menu = self.context_menu()
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.popup(event.globalPos())
+        event.accept()
+
+    def _on_grid_triggered(self) -> None:
+        self._grid = not self._grid
+        self.getPlotItem().showGrid(x=self._grid, y=self._grid, alpha=0.3)
 
     def show_image(self, plane: np.ndarray) -> None:
         """A heatmap of a 2-D array, row 0 at the top."""
@@ -314,7 +347,7 @@ class ArrayPlot(pg.PlotWidget):
             low, high = low - 0.5, high + 0.5
         self._image.setImage(image, levels=(low, high))
         self._image.setRect(QRectF(-0.5, -0.5, plane.shape[1], plane.shape[0]))  # cell centres on the indices
-        item.showGrid(x=False, y=False)
+        item.showGrid(x=self._grid, y=self._grid, alpha=0.3)
         item.addItem(self._image)
         if self._bar is None:
             self._bar = pg.ColorBarItem(values=(low, high), colorMap="viridis", interactive=False, pen=self._text,
@@ -335,7 +368,7 @@ class ArrayPlot(pg.PlotWidget):
         if self._bar is not None:
             self._bar.hide()
         item.invertY(False)
-        item.showGrid(x=True, y=True, alpha=0.15)
+        item.showGrid(x=True, y=True, alpha=0.3 if self._grid else 0.15)
         item.setLabel("left", tr("value"))
         item.setLabel("bottom", tr("index"))
         y = _plottable(values)
@@ -596,6 +629,7 @@ class TensorInspector(QWidget):
         self.slices.retranslate()
         for panel in (self.value_panel, self.grad_panel):
             panel.set_caption("")
+            panel.plot.retranslate()
         if self._expression is not None and self._summary:
             self.header.setText(self._header_html())
             self._render()
