@@ -51,7 +51,6 @@ class CallStackView(QWidget):
             more.setFlags(Qt.ItemFlag.NoItemFlags)  # not a frame: nothing to select
             more.setToolTip(tr("A pause reads the innermost {count} frames of a deep stack.", count=len(stack)))
             self.list.addItem(more)
-        self.list.setEnabled(True)
         self.list.setCurrentRow(selected)
         self._filling = False
 
@@ -74,8 +73,9 @@ class CallStackView(QWidget):
         self._stack: list[dict[str, Any]] | None = None
         self._filling = True
         self.list.clear()
-        self.list.addItem(tr("(the lesson is not paused)"))
-        self.list.setEnabled(False)
+        idle = QListWidgetItem(tr("(the lesson is not paused)"))
+        idle.setFlags(Qt.ItemFlag.NoItemFlags)  # not a frame; the list still takes the keyboard, to be read
+        self.list.addItem(idle)
         self._filling = False
 
     def _on_list_current_row_changed(self, row: int) -> None:

@@ -184,7 +184,8 @@ class MainWindow(QMainWindow):
         self.window_layout = WindowLayout(self, {
             "lessons": self.lesson_browser, "notes": self.notes_view, "graph": self.graph_view,
             "variables": self.variables_view, "backward": self.backward_panel, "console": self.console,
-            "inspector": self.inspector, "stack": self.stack_view, "watch": self.watch_view, "nodes": self.node_list})
+            "inspector": self.inspector, "stack": self.stack_view, "watch": self.watch_view, "nodes": self.node_list},
+            self.code_view)
         self.docks = self.window_layout.docks
 
     def _build_actions(self) -> None:

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QStyle, QToolBar, QWidget
 
 from app.i18n import N_, tr
+from widgets.window_layout import DOCK_TITLES, GO_TO_KEYS
 
 SP = QStyle.StandardPixmap
 
@@ -62,7 +63,9 @@ RUN_ACTIONS = ("act_start", "act_run_to_end", "act_step_over", "act_step_into", 
 HISTORY_ACTIONS = ("act_step_back", "act_go_live", "act_record")
 #: The menus and their own entries (English msgids), set again by :meth:`MainWindow.retranslate`.
 MENU_TITLES = {"file": N_("&File"), "recent": N_("Open &Recent"), "run": N_("&Run"), "view": N_("&View"),
-               "language": N_("&Language"), "help": N_("&Help")}
+               "language": N_("&Language"), "help": N_("&Help"), "go_to": N_("&Go To Panel")}
+#: View > Go To's name for the code (the other panels are named by their docks' titles).
+CODE_TITLE = N_("Code")
 MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold": N_("&Fold All Notes"),
                 "unfold": N_("&Unfold All Notes"), "reset": N_("&Reset Layout"), "about": N_("&About GradStep")}
 
@@ -143,6 +146,13 @@ def build_menus(window: QMainWindow) -> None:
     window.menu_actions["fold"] = window.view_menu.addAction("", lambda: window.code_view.fold_notes(True))
     window.menu_actions["unfold"] = window.view_menu.addAction("", lambda: window.code_view.fold_notes(False))
     window.menu_actions["reset"] = window.view_menu.addAction("", window.reset_layout)
+    go_to = window.menus["go_to"] = window.view_menu.addMenu("")
+    window.go_to_actions = {}
+    for name, key in GO_TO_KEYS.items():
+        action = go_to.addAction("", lambda n=name: window.window_layout.go_to(n))
+        action.setShortcut(QKeySequence(key))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        window.go_to_actions[name] = action
     help_menu = window.menus["help"] = bar.addMenu("")
     window.menu_actions["about"] = help_menu.addAction("", window.about)
     window.toolbar = toolbar = QToolBar(window)
@@ -159,6 +169,8 @@ def build_menus(window: QMainWindow) -> None:
 
 def retranslate_menus(window: QMainWindow) -> None:
     """Set the menus' and the toolbar's own texts again, in the current language."""
+    for name, action in window.go_to_actions.items():
+        action.setText(tr(DOCK_TITLES.get(name, CODE_TITLE)))
     for name, menu in window.menus.items():
         menu.setTitle(tr(MENU_TITLES[name]))
     for name, action in window.menu_actions.items():

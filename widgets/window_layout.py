@@ -35,6 +35,9 @@ DOCK_TITLES = {
     "variables": N_("Variables"), "backward": N_("Backward"), "console": N_("Output"),
     "inspector": N_("Tensor inspector"), "stack": N_("Call stack"), "watch": N_("Watch"), "nodes": N_("Graph nodes"),
 }
+#: View > Go To: each panel's key (Alt+digit), in the order a learner meets them; "code" is the central editor.
+GO_TO_KEYS = {"lessons": "Alt+1", "notes": "Alt+2", "code": "Alt+3", "graph": "Alt+4", "nodes": "Alt+5",
+              "variables": "Alt+6", "backward": "Alt+7", "console": "Alt+8", "watch": "Alt+9", "stack": "Alt+0"}
 LEFT, RIGHT, BOTTOM = (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea,
                        Qt.DockWidgetArea.BottomDockWidgetArea)
 #: Where each dock starts.
@@ -51,10 +54,13 @@ class WindowLayout:
         The main window; its central widget is the code.
     panels
         The dock's object name → the panel it holds (every name of :data:`DOCK_TITLES`).
+    code
+        The code editor (the central widget's), for :meth:`go_to`.
     """
 
-    def __init__(self, window: QMainWindow, panels: dict[str, QWidget]) -> None:
+    def __init__(self, window: QMainWindow, panels: dict[str, QWidget], code: QWidget) -> None:
         self.window = window
+        self.code = code
         self.sized = False
         # The graph and the output under it take the right side, top to bottom; the bottom strip runs
         # under the code. The output shares the graph's width: in the strip it got a sixth of the window.
@@ -79,6 +85,26 @@ class WindowLayout:
         dock.setWidget(widget)
         self.window.addDockWidget(AREAS[name], dock)
         return dock
+
+    def go_to(self, name: str) -> QWidget:
+        """Show the panel ``name`` (a dock, or "code"), bring its tab to the front and give it the keyboard focus."""
+        if name == "code":
+            self.code.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return self.code
+        dock = self.docks[name]
+        dock.show()
+        dock.raise_()
+        target = dock.widget()
+        focus = target if target.focusPolicy() != Qt.FocusPolicy.NoFocus else target.nextInFocusChain()
+        for _ in range(50):  # the first widget inside the panel that takes the keyboard
+            if target.isAncestorOf(focus) or focus is target:
+                if focus.focusPolicy() != Qt.FocusPolicy.NoFocus and focus.isVisibleTo(target):
+                    break
+            focus = focus.nextInFocusChain()
+        else:
+            focus = target
+        focus.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return focus
 
     def retranslate(self) -> None:
         for name, dock in self.docks.items():
