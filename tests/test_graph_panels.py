@@ -84,7 +84,7 @@ def test_preview_then_backward_show_pytorchs_gradients_and_replay_walks_backward
     assert result["vars"]["w"]["grad"]["values"].tolist() == expected["w"]
     # the replay is a valid reverse order: a node runs after every node that sends it a gradient
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as graph_reply:
-        window._request("graph", lambda _result: None)
+        window.requests.ask("graph", lambda _result: None)
     edges = graph_reply.args[2]["graph"]["edges"]
     order = [step["id"] for step in result["replay"]]
     position = {node_id: i for i, node_id in enumerate(order)}

@@ -412,7 +412,7 @@ def test_the_answer_hint_reads_whole_and_its_tooltip_says_what_an_answer_may_be(
     settings.put("course/ask_predictions", True)
     win = open_window(lessons / "09_small.py", size)
     win.set_language(language)
-    win.run_to_end()  # F8
+    win.commands.run_to_end()  # F8
     wait_paused(qtbot, win, H_LINE)
     bar = win.prediction_bar
     qtbot.mouseClick(bar._choice_buttons[0], Qt.LeftButton)  # on to the free-text question

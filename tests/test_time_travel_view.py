@@ -226,7 +226,7 @@ def test_a_message_of_the_run_before_never_reaches_the_panels(qtbot, window):
 def test_when_a_recording_stops_at_its_limit_the_graph_shows_every_node_it_recorded(qtbot, window, monkeypatch):
     """Record to End that stopped at its step limit showed the graph of the last step only: the
     nodes made by the recorded lines were missing."""
-    monkeypatch.setattr("widgets.main_window.RECORD_LIMIT", 12)
+    monkeypatch.setattr("widgets.run_commands.RECORD_LIMIT", 12)
     press(qtbot, window, Qt.Key.Key_F11)
     wait_paused(qtbot, window)
     press(qtbot, window, Qt.Key.Key_F5, Qt.KeyboardModifier.ControlModifier)  # record to end, 12 steps
