@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from app import i18n
 from app import messages as m
 from app.coach import Coach
+from app.graph_model import GraphModel
 from app.i18n import N_, tr
 from app.lesson_format import LessonFormatError, Prediction, list_lessons, parse_lesson
 from app.progress import Progress
@@ -239,7 +240,9 @@ class MainWindow(QMainWindow):
         self.stack_view = CallStackView(self)
         self.watch_view = WatchView(self)
         self.graph_view = GraphView(self)
-        self.backward_panel = BackwardPanel(self, self.progress, lambda: self.path.stem if self.path else None)
+        self.graph_model = GraphModel()
+        self.backward_panel = BackwardPanel(self.graph_model, self, self.progress,
+                                            lambda: self.path.stem if self.path else None)
         self.docks = {name: self._dock(name, DOCK_TITLES[name], widget, area) for name, widget, area in (
             ("lessons", self.lesson_browser, left),
             ("notes", self.notes_view, left),
@@ -367,7 +370,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
         self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
-        self.backward_panel.active_node_changed.connect(self._on_backward_panel_active_node_changed)
+        self.graph_model.active_changed.connect(self.graph_view.set_active_node)
         self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
         self.backward_panel.drill_judged.connect(lambda _verdict: self._show_progress())
         self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
@@ -937,7 +940,7 @@ class MainWindow(QMainWindow):
         """The run's whole live graph in the graph view and the Backward panel (after a past step or a recording)."""
         graph = self.run.live_graph()
         self.graph_view.set_graph(graph, new=made_nodes(self.run.live or {}))
-        self.backward_panel.set_graph(graph)
+        self.graph_model.set_graph(graph, new=made_nodes(self.run.live or {}))
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
         if self.run is not None:
@@ -1029,8 +1032,7 @@ class MainWindow(QMainWindow):
     def _apply_graph(self, diff: dict[str, Any] | None) -> None:
         if diff:
             self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
-        if diff and diff.get("changed"):
-            self.backward_panel.apply_diff(diff)
+            self.graph_model.apply_diff(diff)
 
     def _after_action(self, kind: str, result: dict[str, Any]) -> None:
         """Show an autograd action's result, and the frame as the action left it."""
@@ -1057,9 +1059,6 @@ class MainWindow(QMainWindow):
 
     def _on_backward_panel_grad_requested(self, params: dict[str, Any]) -> None:
         self._request("autograd_grad", lambda r: self._after_action("grad", r), **params)
-
-    def _on_backward_panel_active_node_changed(self, node_id: int) -> None:
-        self.graph_view.set_active_node(node_id if node_id >= 0 else None)
 
     def _on_backward_panel_lesson_requested(self, stem: str) -> None:
         path = self.lessons_dir / f"{stem}.py"
@@ -1144,6 +1143,7 @@ class MainWindow(QMainWindow):
         self.variables_view.clear()
         self.graph_view.set_graph({"nodes": [], "edges": [], "roots": {}})
         self.graph_view.set_waiting_leaves([])  # the tensors named were the last pause's
+        self.graph_model.clear()
         self.backward_panel.clear()
         self.backward_panel.set_enabled_for_state(False, "stopped")
         self.stack_view.clear()
