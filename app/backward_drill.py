@@ -157,12 +157,18 @@ def question_for(entry: Mapping[str, Any], position: int, node: Mapping[str, Any
         saved=saved, targets=tuple(targets) if len(targets) == len(sent) else (), too_big=too_big)
 
 
-def _split(text: str) -> list[str]:
-    """The comma-separated parts of an answer, commas inside brackets kept."""
+def split_commas(text: str) -> list[str]:
+    """The comma-separated parts of ``text``, stripped, commas inside brackets kept: ``x, torch.ones(2, 3)``.
+
+    Empty parts are kept (an answer ``1, , 2`` is unreadable); a list of expressions drops them.
+    """
     parts, depth, start = [], 0, 0
     for i, char in enumerate(text):
-        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
-        if char == "," and depth == 0:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
@@ -207,7 +213,7 @@ def parse_answer(text: str) -> list[Any]:
     """An answer's gradients, one per comma-separated part: ``[2, 4], 3`` → two arrays; ``None`` → None."""
     if not text.strip():
         raise AnswerError(N_("type the gradients it sends, one per input, separated by commas"))
-    return [parse_value(part) for part in _split(text)]
+    return [parse_value(part) for part in split_commas(text)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -47,6 +47,8 @@ class GraphModel:
         """Leaf node id → the variable it accumulates into."""
         self.new: set[int] = set()
         """The nodes the step in view made."""
+        self.past: int | None = None
+        """The run's step whose recorded graph this is; None for the live graph."""
         self.selected: int | None = None
         self.active: int | None = None
         """The node a backward replay is at."""
@@ -65,8 +67,12 @@ class GraphModel:
 
     # ---- the graph ------------------------------------------------------------------------
 
-    def set_graph(self, graph: Mapping[str, Any], new: Iterable[int] = ()) -> None:
-        """Replace the graph by ``graph`` (``{"nodes", "edges", "roots", "leaves"}``); ``new`` are the step's nodes."""
+    def set_graph(self, graph: Mapping[str, Any], new: Iterable[int] = (), past: int | None = None) -> None:
+        """Replace the graph by ``graph`` (``{"nodes", "edges", "roots", "leaves"}``).
+
+        ``new`` are the nodes the step made; ``past`` the run's step when this is a recorded graph.
+        """
+        self.past = past
         self.nodes = {int(node["id"]): node for node in graph.get("nodes", [])}
         self.roots = dict(graph.get("roots", {}))
         self.leaves = {int(i): name for i, name in graph.get("leaves", {}).items()}

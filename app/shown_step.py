@@ -186,7 +186,7 @@ class ShownStep:
         run = self.run
         assert run is not None
         snapshot, previous_line = run.past(index)
-        self.graph.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
+        self.graph.set_graph(snapshot["graph_full"], new=made_nodes(snapshot), past=index)
         self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self._show(Step("past", snapshot, snapshot["vars"], snapshot["globals"], run.before(index),
                         snapshot["line"], snapshot["event"], previous_line,

@@ -32,10 +32,11 @@ def run_backward(qtbot, window, line):
     run_to(qtbot, window, line)
     window.docks["backward"].raise_()
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss" and panel.backward_button.isEnabled())
+    tab = panel.backward_tab
+    qtbot.waitUntil(lambda: tab.root_combo.currentText() == "loss" and tab.backward_button.isEnabled())
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
-        qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: panel.replay_bar.isVisible() and panel.replay_position() == -1)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.replay_bar.isVisible() and panel.form.replay.position == -1)
     return panel
 
 
@@ -44,13 +45,14 @@ def drilled(qtbot, window_on):
     """The Backward panel after Run backward() on :data:`SOURCE`, the Drill ticked."""
     window = window_on(SOURCE)
     panel = run_backward(qtbot, window, PRINT_LINE)
-    assert [e["name"] for e in panel._replay] == ["SumBackward0", "MulBackward0", "MulBackward0",
+    assert [e["name"] for e in panel.form.replay.entries] == ["SumBackward0", "MulBackward0", "MulBackward0",
                                                    "AccumulateGrad", "AccumulateGrad"]
-    assert not panel.drill_check.isChecked()
-    assert "saved tensors" in panel.drill_check.toolTip() and "AccumulateGrad" in panel.drill_check.toolTip()
-    qtbot.mouseClick(panel.drill_check, Qt.MouseButton.LeftButton)
-    assert panel.drill_check.isChecked()
-    return window, panel, panel.drill_view
+    assert not panel.replay_bar.drill_check.isChecked()
+    tip = panel.replay_bar.drill_check.toolTip()
+    assert "saved tensors" in tip and "AccumulateGrad" in tip
+    qtbot.mouseClick(panel.replay_bar.drill_check, Qt.MouseButton.LeftButton)
+    assert panel.replay_bar.drill_check.isChecked()
+    return window, panel, panel.replay_bar.drill_view
 
 
 def stored(window, lesson="lesson"):
@@ -64,24 +66,24 @@ def drills(window) -> tuple[int, int]:
 
 
 def answer(qtbot, panel, text):
-    view = panel.drill_view
+    view = panel.replay_bar.drill_view
     view.answer_edit.clear()
     qtbot.keyClicks(view.answer_edit, text)
     qtbot.keyClick(view.answer_edit, Qt.Key.Key_Return)
 
 
 def step(qtbot, panel):
-    qtbot.mouseClick(panel.forward_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.replay_bar.forward_button, Qt.MouseButton.LeftButton)
 
 
 def test_a_right_answer_is_judged_right_recorded_and_the_node_fires(qtbot, drilled):
     window, panel, view = drilled
     marked = []
-    panel.active_node_changed.connect(marked.append)
+    window.graph_model.active_changed.connect(marked.append)
     step(qtbot, panel)
     assert view.asking and view.question_label.isVisible()
-    assert panel.replay_position() == -1  # the node has not fired yet
-    assert marked == [panel._replay[0]["id"]]  # the graph marks the node asked
+    assert panel.form.replay.position == -1  # the node has not fired yet
+    assert marked == [panel.form.replay.entries[0]["id"]]  # the graph marks the node asked
     assert view.question_label.text().splitlines() == [
         "Before SumBackward0 fires: it receives grad_output = 1. What does it send to its inputs?",
         "Saved for backward: _saved_self_sym_sizes = [2]",
@@ -90,7 +92,7 @@ def test_a_right_answer_is_judged_right_recorded_and_the_node_fires(qtbot, drill
     assert view.answer_edit.hasFocus()
     answer(qtbot, panel, "[1, 1]")
     assert not view.asking and view.verdict_label.text() == "✓ Right: SumBackward0 sends [1, 1]."
-    assert panel.replay_position() == 0 and panel.step_label.text().startswith("1/5 SumBackward0")
+    assert panel.form.replay.position == 0 and panel.replay_bar.step_label.text().startswith("1/5 SumBackward0")
     assert drills(window) == (1, 1)
 
 
@@ -107,7 +109,7 @@ def test_a_wrong_answer_is_judged_wrong_with_the_right_values_shown(qtbot, drill
     verdict = view.verdict_label.text()
     assert verdict.startswith("✗ Not quite: MulBackward0 sends [5, 6], None; ")
     assert "grad_input[1] is None" in verdict
-    assert panel.replay_position() == 1
+    assert panel.form.replay.position == 1
     step(qtbot, panel)
     answer(qtbot, panel, "[5, 12], [15, 24]")  # x and w swapped
     assert "✗ Not quite: MulBackward0 sends [15, 24], [5, 12]; the right gradients in the wrong order" \
@@ -120,7 +122,7 @@ def test_an_unreadable_answer_is_explained_and_nothing_is_judged(qtbot, drilled)
     step(qtbot, panel)
     answer(qtbot, panel, "[1, 1")
     assert view.asking and view.error_label.isVisible() and "cannot be read" in view.error_label.text()
-    assert view.verdict_label.isHidden() and panel.replay_position() == -1
+    assert view.verdict_label.isHidden() and panel.form.replay.position == -1
     answer(qtbot, panel, "2*x")
     assert "is not a number" in view.error_label.text()
     assert drills(window) == (0, 0)
@@ -131,12 +133,12 @@ def test_skip_and_esc_go_on_without_a_record_and_say_skipped(qtbot, drilled):
     step(qtbot, panel)
     qtbot.mouseClick(view.skip_button, Qt.MouseButton.LeftButton)
     assert not view.asking and view.verdict_label.text() == "Skipped SumBackward0: not judged, nothing recorded."
-    assert panel.replay_position() == 0
+    assert panel.form.replay.position == 0
     step(qtbot, panel)
     assert view.asking
     qtbot.keyClick(view.answer_edit, Qt.Key.Key_Escape)
     assert not view.asking and view.verdict_label.text().startswith("Skipped MulBackward0")
-    assert panel.replay_position() == 1
+    assert panel.form.replay.position == 1
     assert drills(window) == (0, 0)
 
 
@@ -149,38 +151,38 @@ def test_leaves_are_not_asked_and_going_back_does_not_ask_again(qtbot, drilled):
         assert view.verdict_label.text().startswith("✓ Right")
     for position in (3, 4):  # the AccumulateGrad leaves fire at once
         step(qtbot, panel)
-        assert not view.asking and panel.replay_position() == position
-        assert "AccumulateGrad" in panel.step_label.text()
+        assert not view.asking and panel.form.replay.position == position
+        assert "AccumulateGrad" in panel.replay_bar.step_label.text()
     step(qtbot, panel)
-    assert panel.step_label.text().startswith("Done")
-    qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
-    assert panel.replay_position() == 1
+    assert panel.replay_bar.step_label.text().startswith("Done")
+    qtbot.mouseClick(panel.replay_bar.back_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.replay_bar.back_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.replay_bar.back_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(panel.replay_bar.back_button, Qt.MouseButton.LeftButton)
+    assert panel.form.replay.position == 1
     step(qtbot, panel)
-    assert not view.asking and panel.replay_position() == 2  # answered already
-    qtbot.mouseClick(panel.restart_button, Qt.MouseButton.LeftButton)
+    assert not view.asking and panel.form.replay.position == 2  # answered already
+    qtbot.mouseClick(panel.replay_bar.restart_button, Qt.MouseButton.LeftButton)
     step(qtbot, panel)
     assert view.asking  # a restart asks again
-    qtbot.mouseClick(panel.drill_check, Qt.MouseButton.LeftButton)  # the drill off: the question goes
+    qtbot.mouseClick(panel.replay_bar.drill_check, Qt.MouseButton.LeftButton)  # the drill off: the question goes
     assert not view.asking
     step(qtbot, panel)
-    assert panel.replay_position() == 0 and not view.asking
+    assert panel.form.replay.position == 0 and not view.asking
     assert drills(window) == (3, 3)
 
 
 def test_play_waits_for_each_answer_and_plays_on(qtbot, drilled):
     window, panel, view = drilled
-    panel.speed_slider.setValue(panel.speed_slider.maximum())
-    qtbot.mouseClick(panel.play_button, Qt.MouseButton.LeftButton)
+    panel.replay_bar.speed_slider.setValue(panel.replay_bar.speed_slider.maximum())
+    qtbot.mouseClick(panel.replay_bar.play_button, Qt.MouseButton.LeftButton)
     for text in ("[1, 1]", "[5, 6], None", "[15, 24], [5, 12]"):
         qtbot.waitUntil(lambda: view.asking, timeout=5000)
-        assert not panel.is_playing()
+        assert not panel.form.replay.playing
         answer(qtbot, panel, text)
-        assert panel.is_playing()  # it was playing: it plays on
-    qtbot.waitUntil(lambda: panel.replay_position() == len(panel._replay), timeout=5000)
-    assert not panel.is_playing() and not view.asking
+        assert panel.form.replay.playing  # it was playing: it plays on
+    qtbot.waitUntil(lambda: panel.form.replay.position == len(panel.form.replay.entries), timeout=5000)
+    assert not panel.form.replay.playing and not view.asking
     assert drills(window) == (3, 3)
 
 
@@ -193,15 +195,15 @@ def test_the_question_reads_whole_at_1280_and_the_lessons_list_keeps_the_score(q
     line = next(n for n, text in enumerate(lines, 1) if text.startswith('print("nodes behind loss:"'))
     panel = run_backward(qtbot, window, line)
     assert panel.height() < 360  # the short bottom strip
-    panel.drill_check.click()
+    panel.replay_bar.drill_check.click()
     step(qtbot, panel)
-    view = panel.drill_view
+    view = panel.replay_bar.drill_view
     assert view.asking
 
     def readable():
-        for label in (view.question_label, panel.step_label):
+        for label in (view.question_label, panel.replay_bar.step_label):
             assert label.height() >= label.heightForWidth(label.width()), label.text()  # every line shows
-        for widget in (view, view.answer_edit, view.check_button, panel.forward_button):
+        for widget in (view, view.answer_edit, view.check_button, panel.replay_bar.forward_button):
             assert in_sight(widget, panel._scroll), widget
 
     qtbot.waitUntil(readable)  # once laid out
@@ -210,9 +212,9 @@ def test_the_question_reads_whole_at_1280_and_the_lessons_list_keeps_the_score(q
     assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= edit.width() - 12
     if language == "zh":
         assert "SumBackward0 执行之前" in question and view.check_button.text() == "核对"
-        assert panel.drill_check.text() == "自测"
+        assert panel.replay_bar.drill_check.text() == "自测"
         texts = [question, edit.placeholderText(), view.skip_button.text(), view.skip_button.toolTip(),
-                 view.check_button.toolTip(), panel.drill_check.toolTip()]
+                 view.check_button.toolTip(), panel.replay_bar.drill_check.toolTip()]
         assert [word for text in texts for word in english_words(text) if word != "Esc"] == []  # a key, as Enter
     else:
         assert question.startswith("Before SumBackward0 fires")

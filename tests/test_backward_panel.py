@@ -7,6 +7,7 @@ import torch
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QLabel
 
+from app.graph_model import GraphModel
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import Summarizer
@@ -42,7 +43,7 @@ def linear_frame() -> Frame:
 
 @pytest.fixture
 def panel(qtbot) -> BackwardPanel:
-    widget = BackwardPanel()
+    widget = BackwardPanel(GraphModel())
     qtbot.addWidget(widget)
     widget.resize(600, 520)
     widget.show()
@@ -51,7 +52,7 @@ def panel(qtbot) -> BackwardPanel:
 
 
 def roots(panel: BackwardPanel) -> list[str]:
-    return [panel.root_combo.itemText(i) for i in range(panel.root_combo.count())]
+    return [panel.backward_tab.root_combo.itemText(i) for i in range(panel.backward_tab.root_combo.count())]
 
 
 def table_rows(panel: BackwardPanel) -> dict[str, tuple[str, str]]:
@@ -62,65 +63,66 @@ def table_rows(panel: BackwardPanel) -> dict[str, tuple[str, str]]:
 
 def test_root_picker_offers_tensors_with_grad_fn_or_requires_grad(panel):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
+    panel.form.set_variables(frame.vars())
     assert roots(panel) == ["x", "w", "y", "loss"]  # c needs no grad, n is not a tensor
-    assert panel.root_combo.currentText() == "loss"  # the last scalar an operation computed
-    assert panel.root_info.text().startswith("scalar")
-    assert not panel.gradient_combo.isEnabled()
-    assert panel.vjp_label.isHidden()
+    assert panel.backward_tab.root_combo.currentText() == "loss"  # the last scalar an operation computed
+    assert panel.backward_tab.root_info.text().startswith("scalar")
+    assert not panel.backward_tab.gradient_combo.isEnabled()
+    assert panel.backward_tab.vjp_label.isHidden()
 
-    panel.root_combo.setCurrentText("y")
-    panel.root_combo.activated.emit(panel.root_combo.currentIndex())  # as when the learner picks it
+    panel.backward_tab.root_combo.setCurrentText("y")
+    combo = panel.backward_tab.root_combo
+    combo.activated.emit(combo.currentIndex())  # as when the learner picks it
     frame.namespace["z"] = frame.namespace["y"] * 2
-    panel.set_snapshot(frame.vars())
-    assert panel.root_combo.currentText() == "y"  # the learner's choice survives a new pause
+    panel.form.set_variables(frame.vars())
+    assert panel.backward_tab.root_combo.currentText() == "y"  # the learner's choice survives a new pause
     assert "z" in roots(panel)
 
 
 def test_without_a_choice_the_root_follows_the_newest_loss(panel):
     frame = linear_frame()
     del frame.namespace["loss"]
-    panel.set_snapshot(frame.vars())
-    assert panel.root_combo.currentText() != "loss"
+    panel.form.set_variables(frame.vars())
+    assert panel.backward_tab.root_combo.currentText() != "loss"
     frame.namespace["loss"] = (frame.namespace["y"] ** 2).sum()
-    panel.set_snapshot(frame.vars())
-    assert panel.root_combo.currentText() == "loss"
+    panel.form.set_variables(frame.vars())
+    assert panel.backward_tab.root_combo.currentText() == "loss"
 
 
 def test_non_scalar_root_explains_the_vector_jacobian_product(panel, qtbot):
-    panel.set_snapshot(linear_frame().vars())
-    panel.root_combo.setCurrentText("y")
-    assert panel.root_info.text().startswith("[2], not a scalar")
-    assert panel.vjp_label.isVisible()
-    assert "vector-Jacobian product" in panel.vjp_label.text()
-    assert panel.gradient_combo.isEnabled()
-    assert panel.gradient_combo.currentText() == "ones_like(y)"
+    panel.form.set_variables(linear_frame().vars())
+    panel.backward_tab.root_combo.setCurrentText("y")
+    assert panel.backward_tab.root_info.text().startswith("[2], not a scalar")
+    assert panel.backward_tab.vjp_label.isVisible()
+    assert "vector-Jacobian product" in panel.backward_tab.vjp_label.text()
+    assert panel.backward_tab.gradient_combo.isEnabled()
+    assert panel.backward_tab.gradient_combo.currentText() == "ones_like(y)"
 
     with qtbot.waitSignal(panel.backward_requested) as sent:
-        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.LeftButton)
     assert sent.args[0]["gradient"] == "torch.ones_like(y)"
 
-    panel.gradient_combo.setCurrentIndex(1)  # an expression of the learner's
-    assert panel.gradient_edit.isEnabled()
-    qtbot.keyClicks(panel.gradient_edit, "torch.tensor([1., 0.])")
+    panel.backward_tab.gradient_combo.setCurrentIndex(1)  # an expression of the learner's
+    assert panel.backward_tab.gradient_edit.isEnabled()
+    qtbot.keyClicks(panel.backward_tab.gradient_edit, "torch.tensor([1., 0.])")
     with qtbot.waitSignal(panel.preview_requested) as sent:
-        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.LeftButton)
     assert sent.args[0]["gradient"] == "torch.tensor([1., 0.])"
 
 
 def test_preview_button_emits_the_chosen_params(panel, qtbot):
-    panel.set_snapshot(linear_frame().vars())
-    assert "changes nothing" in panel.preview_button.toolTip()
-    assert "for real" in panel.backward_button.toolTip()
-    qtbot.mouseClick(panel.retain_check, Qt.LeftButton)
+    panel.form.set_variables(linear_frame().vars())
+    assert "changes nothing" in panel.backward_tab.preview_button.toolTip()
+    assert "for real" in panel.backward_tab.backward_button.toolTip()
+    qtbot.mouseClick(panel.backward_tab.retain_check, Qt.LeftButton)
     with qtbot.waitSignal(panel.preview_requested) as sent:
-        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.LeftButton)
     assert sent.args == [{"root": "loss", "gradient": None, "retain_graph": True, "create_graph": False}]
 
 
 def test_real_backward_shows_pytorchs_grads_and_their_accumulation(panel):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
+    panel.form.set_variables(frame.vars())
     panel.show_result("backward", frame.actions.run_backward("loss", retain_graph=True))
     w, x = frame.namespace["w"], frame.namespace["x"]
     rows = table_rows(panel)
@@ -139,7 +141,7 @@ def test_real_backward_shows_pytorchs_grads_and_their_accumulation(panel):
 
 def test_preview_shows_what_the_gradients_would_be_and_changes_nothing(panel):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
+    panel.form.set_variables(frame.vars())
     panel.show_result("preview", frame.actions.preview_gradients("y"))
     assert table_rows(panel)["x"][1] == "[3, 4]"
     assert panel.table.isColumnHidden(1)
@@ -150,7 +152,7 @@ def test_preview_shows_what_the_gradients_would_be_and_changes_nothing(panel):
 
 def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtbot):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
+    panel.form.set_variables(frame.vars())
     panel.show_result("backward", frame.actions.run_backward("loss"))
     with pytest.raises(RuntimeError) as raised:
         frame.namespace["loss"].backward()
@@ -170,8 +172,8 @@ def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtb
 
     # Still usable: a fresh forward and a backward clear the card.
     frame.namespace["loss"] = (frame.namespace["x"] ** 2).sum()
-    panel.set_snapshot(frame.vars())
-    assert panel.backward_button.isEnabled()
+    panel.form.set_variables(frame.vars())
+    assert panel.backward_tab.backward_button.isEnabled()
     panel.show_result("backward", frame.actions.run_backward("loss"))
     assert panel.card.isHidden()
     assert table_rows(panel)["x"] == ("[3, 4]", "[5, 8]")
@@ -179,32 +181,32 @@ def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtb
 
 def test_replay_steps_through_every_node_in_order(panel, qtbot):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
-    panel.set_graph(frame.graph())
+    panel.form.set_variables(frame.vars())
+    panel.form.graph.set_graph(frame.graph())
     result = frame.actions.run_backward("loss")
     panel.show_result("backward", result)
     replay = result["replay"]
     assert [e["name"] for e in replay] == ["SumBackward0", "MulBackward0", "AccumulateGrad", "AccumulateGrad"]
-    assert panel.replay_position() == -1
+    assert panel.form.replay.position == -1
 
     ids, steps, texts = [], [], []
-    panel.active_node_changed.connect(ids.append)
-    panel.replay_step.connect(steps.append)
+    panel.form.graph.active_changed.connect(ids.append)
     for _ in replay:
-        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
-        texts.append(panel.step_label.text())
+        qtbot.mouseClick(panel.replay_bar.forward_button, Qt.LeftButton)
+        steps.append(panel.form.replay.entry())
+        texts.append(panel.replay_bar.step_label.text())
     assert ids == [e["id"] for e in replay]
     assert steps == replay
     assert texts[1] == "2/4 MulBackward0: receives grad [1, 1] from its output, sends [3, 4] to x and [1, 2] to w"
     leaf_texts = sorted(texts[2:])
     assert leaf_texts == ["3/4 AccumulateGrad: w.grad becomes [1, 2]", "4/4 AccumulateGrad: x.grad becomes [3, 4]"] \
         or leaf_texts == ["3/4 AccumulateGrad: x.grad becomes [3, 4]", "4/4 AccumulateGrad: w.grad becomes [1, 2]"]
-    qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
-    assert ids[-1] == -1 and panel.replay_position() == len(replay)
-    assert panel.step_label.text().startswith("Done")
+    qtbot.mouseClick(panel.replay_bar.forward_button, Qt.LeftButton)
+    assert ids[-1] is None and panel.form.replay.position == len(replay)
+    assert panel.replay_bar.step_label.text().startswith("Done")
 
-    qtbot.mouseClick(panel.back_button, Qt.LeftButton)
-    assert ids[-1] == replay[-1]["id"] and panel.replay_position() == len(replay) - 1
+    qtbot.mouseClick(panel.replay_bar.back_button, Qt.LeftButton)
+    assert ids[-1] == replay[-1]["id"] and panel.form.replay.position == len(replay) - 1
 
 
 def lesson_01_frame() -> Frame:
@@ -219,74 +221,75 @@ def lesson_01_frame() -> Frame:
 def test_preview_and_backward_count_the_same_nodes(panel, qtbot):
     """Lesson 01's loss: the preview said "3 nodes ran", Run backward() "5 nodes ran"."""
     frame = lesson_01_frame()
-    panel.set_snapshot(frame.vars())
-    panel.set_graph(frame.graph())
+    panel.form.set_variables(frame.vars())
+    panel.form.graph.set_graph(frame.graph())
     counted = "5 nodes (3 backward functions, 2 AccumulateGrad)"
     with qtbot.waitSignal(panel.preview_requested) as sent:
-        qtbot.mouseClick(panel.preview_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.LeftButton)
     panel.show_result("preview", frame.actions.preview_gradients(sent.args[0]["root"]))
-    assert panel.step_label.text().startswith(f"{counted} in this pass")
-    assert "hand their gradients back instead of adding them to .grad" in panel.step_label.text()
+    assert panel.replay_bar.step_label.text().startswith(f"{counted} in this pass")
+    assert "hand their gradients back instead of adding them to .grad" in panel.replay_bar.step_label.text()
     previewed, texts = [], []
-    panel.active_node_changed.connect(previewed.append)
+    panel.form.graph.active_changed.connect(previewed.append)
     for _ in range(5):
-        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
-        texts.append(panel.step_label.text())
+        qtbot.mouseClick(panel.replay_bar.forward_button, Qt.LeftButton)
+        texts.append(panel.replay_bar.step_label.text())
     assert texts[3].startswith("4/5 AccumulateGrad: receives [")
     assert "this pass hands it back" in texts[3]
-    qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
-    assert panel.step_label.text() == f"Done: {counted}; the gradients were handed back and no .grad was changed."
+    qtbot.mouseClick(panel.replay_bar.forward_button, Qt.LeftButton)
+    done = f"Done: {counted}; the gradients were handed back and no .grad was changed."
+    assert panel.replay_bar.step_label.text() == done
     assert frame.namespace["a"].grad is None
 
     with qtbot.waitSignal(panel.backward_requested):
-        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.LeftButton)
     panel.show_result("backward", frame.actions.run_backward("loss"))
-    assert panel.step_label.text().startswith(f"{counted} ran in this pass")
+    assert panel.replay_bar.step_label.text().startswith(f"{counted} ran in this pass")
     ran = []
-    panel.active_node_changed.connect(ran.append)
-    panel.active_node_changed.disconnect(previewed.append)
+    panel.form.graph.active_changed.connect(ran.append)
+    panel.form.graph.active_changed.disconnect(previewed.append)
     for _ in range(6):
-        qtbot.mouseClick(panel.forward_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.replay_bar.forward_button, Qt.LeftButton)
     assert ran == previewed  # the same nodes, in the same order, and the end
-    assert panel.step_label.text() == f"Done: {counted} ran and every reachable leaf's .grad is filled in."
+    assert panel.replay_bar.step_label.text() == f"Done: {counted} ran and every reachable leaf's .grad is filled in."
 
 
 def test_playing_reaches_the_end_on_the_timer(panel, qtbot):
     frame = linear_frame()
-    panel.set_snapshot(frame.vars())
+    panel.form.set_variables(frame.vars())
+    panel.form.graph.set_graph(frame.graph())
     result = frame.actions.run_backward("loss")
     panel.show_result("backward", result)
-    panel.speed_slider.setValue(panel.speed_slider.maximum())
-    assert panel.speed_label.text() == "10 nodes/s"
+    panel.replay_bar.speed_slider.setValue(panel.replay_bar.speed_slider.maximum())
+    assert panel.replay_bar.speed_label.text() == "10 nodes/s"
 
     ids = []
-    panel.active_node_changed.connect(ids.append)
-    with qtbot.waitSignal(panel.active_node_changed, timeout=5000, check_params_cb=lambda i: i == -1):
-        qtbot.mouseClick(panel.play_button, Qt.LeftButton)
-    assert ids == [e["id"] for e in result["replay"]] + [-1]
-    assert not panel.is_playing()
-    assert panel.replay_position() == len(result["replay"])
+    panel.form.graph.active_changed.connect(ids.append)
+    qtbot.mouseClick(panel.replay_bar.play_button, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not panel.form.replay.playing, timeout=5000)
+    assert ids == [e["id"] for e in result["replay"]] + [None]
+    assert panel.form.replay.position == len(result["replay"])
 
 
 def test_grad_form_emits_lists_and_a_second_derivative_works(panel, qtbot):
     x = torch.tensor([1.0, 2.0], requires_grad=True)
     frame = Frame(x=x, y=(x**3).sum())
     panel.tabs.setCurrentIndex(1)
-    qtbot.keyClicks(panel.outputs_edit, "y")
-    qtbot.keyClicks(panel.inputs_edit, "x, torch.ones(2, requires_grad=True)")
-    qtbot.mouseClick(panel.grad_create_check, Qt.LeftButton)
-    qtbot.mouseClick(panel.allow_unused_check, Qt.LeftButton)
+    qtbot.keyClicks(panel.grad_tab.outputs_edit, "y")
+    qtbot.keyClicks(panel.grad_tab.inputs_edit, "x, torch.ones(2, requires_grad=True)")
+    qtbot.mouseClick(panel.grad_tab.grad_create_check, Qt.LeftButton)
+    qtbot.mouseClick(panel.grad_tab.allow_unused_check, Qt.LeftButton)
     with qtbot.waitSignal(panel.grad_requested) as sent:
-        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.grad_tab.grad_button, Qt.LeftButton)
     assert sent.args == [{"outputs": ["y"], "inputs": ["x", "torch.ones(2, requires_grad=True)"],
                           "grad_outputs": None, "retain_graph": True, "create_graph": True, "allow_unused": True}]
 
     frame.actions.autograd_grad(["y"], ["x"], create_graph=True)
-    panel.outputs_edit.setText("_grads[0].sum()")
-    panel.inputs_edit.setText("x")
-    panel.grad_outputs_edit.setText("torch.ones(())")
+    panel.grad_tab.outputs_edit.setText("_grads[0].sum()")
+    panel.grad_tab.inputs_edit.setText("x")
+    panel.grad_tab.grad_outputs_edit.setText("torch.ones(())")
     with qtbot.waitSignal(panel.grad_requested) as sent:
-        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.grad_tab.grad_button, Qt.LeftButton)
     params = sent.args[0]
     assert params["grad_outputs"] == ["torch.ones(())"]
     result = frame.actions.autograd_grad(params["outputs"], params["inputs"], params["grad_outputs"])
@@ -296,17 +299,17 @@ def test_grad_form_emits_lists_and_a_second_derivative_works(panel, qtbot):
 
 
 def test_requests_are_off_while_the_lesson_runs(panel, qtbot):
-    panel.set_snapshot(linear_frame().vars())
-    panel.set_enabled_for_state(False)
-    assert not panel.preview_button.isEnabled() and not panel.backward_button.isEnabled()
-    assert not panel.grad_button.isEnabled()
+    panel.form.set_variables(linear_frame().vars())
+    panel.form.set_state(False)
+    assert not panel.backward_tab.preview_button.isEnabled() and not panel.backward_tab.backward_button.isEnabled()
+    assert not panel.grad_tab.grad_button.isEnabled()
     assert "is running" in panel.state_label.text() and panel.state_label.isVisible()
-    assert "paused" in panel.backward_button.toolTip()
-    panel.set_enabled_for_state(True)
-    assert panel.backward_button.isEnabled() and panel.state_label.isHidden()
+    assert "paused" in panel.backward_tab.backward_button.toolTip()
+    panel.form.set_state(True)
+    assert panel.backward_tab.backward_button.isEnabled() and panel.state_label.isHidden()
 
     panel.clear()
-    assert roots(panel) == [] and not panel.backward_button.isEnabled()
+    assert roots(panel) == [] and not panel.backward_tab.backward_button.isEnabled()
     assert panel.replay_bar.isHidden()
 
 
@@ -335,11 +338,11 @@ def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, 
     wait_paused(qtbot, window, first)
     panel = window.backward_panel
     panel.tabs.setCurrentIndex(1)
-    panel.outputs_edit.setText("z")
-    panel.inputs_edit.setText("x, y")
-    assert panel.grad_retain_check.isChecked()
+    panel.grad_tab.outputs_edit.setText("z")
+    panel.grad_tab.inputs_edit.setText("x, y")
+    assert panel.grad_tab.grad_retain_check.isChecked()
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
-        qtbot.mouseClick(panel.grad_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.grad_tab.grad_button, Qt.LeftButton)
     for line in (then - 1, then, then + 1):  # the lesson's own autograd.grad calls on the same graph still work
         window.session.step_over()
         wait_paused(qtbot, window, line)
@@ -355,21 +358,22 @@ def test_the_grad_form_keeps_its_expressions_for_a_rerun_but_not_for_another_les
     second.write_text("import torch\nq = torch.ones(1)\n", encoding="utf-8")
     window = open_window(first)
     panel = window.backward_panel
-    panel.outputs_edit.setText("z")
-    panel.inputs_edit.setText("x, y")
-    warning = panel.grad_free_warning
+    panel.grad_tab.outputs_edit.setText("z")
+    panel.grad_tab.inputs_edit.setText("x, y")
+    warning = panel.grad_tab.grad_free_warning
     assert warning.isHidden()
-    panel.grad_retain_check.click()  # unticked: the form now frees the graph, and says what that does
+    panel.grad_tab.grad_retain_check.click()  # unticked: the form now frees the graph, and says what that does
     assert not warning.isHidden() and "Trying to backward through the graph a second time" in warning.text()
-    panel.grad_create_check.click()  # create_graph keeps the graph too
+    panel.grad_tab.grad_create_check.click()  # create_graph keeps the graph too
     assert warning.isHidden()
-    panel.grad_create_check.click()
+    panel.grad_tab.grad_create_check.click()
     window.open_file(first)  # the same lesson again (a rerun keeps what was typed)
-    assert (panel.outputs_edit.text(), panel.inputs_edit.text()) == ("z", "x, y")
-    assert not panel.grad_retain_check.isChecked()
+    assert (panel.grad_tab.outputs_edit.text(), panel.grad_tab.inputs_edit.text()) == ("z", "x, y")
+    assert not panel.grad_tab.grad_retain_check.isChecked()
     window.open_file(second)
-    assert (panel.outputs_edit.text(), panel.inputs_edit.text(), panel.grad_outputs_edit.text()) == ("", "", "")
-    assert panel.grad_retain_check.isChecked() and warning.isHidden()
+    tab = panel.grad_tab
+    assert (tab.outputs_edit.text(), tab.inputs_edit.text(), tab.grad_outputs_edit.text()) == ("", "", "")
+    assert panel.grad_tab.grad_retain_check.isChecked() and warning.isHidden()
 
 
 def seen_whole(widget, panel: BackwardPanel) -> bool:
@@ -385,8 +389,9 @@ def seen_whole(widget, panel: BackwardPanel) -> bool:
 
 
 def replay_row(panel: BackwardPanel) -> list:
-    return [panel.restart_button, panel.back_button, panel.play_button, panel.forward_button, panel.speed_slider,
-            panel.speed_label, panel.drill_check, panel.step_label]
+    bar = panel.replay_bar
+    return [bar.restart_button, bar.back_button, bar.play_button, bar.forward_button, bar.speed_slider,
+            bar.speed_label, bar.drill_check, bar.step_label]
 
 
 @pytest.mark.parametrize("drill", [False, True], ids=["plain", "drill"])
@@ -408,13 +413,14 @@ def test_the_replay_row_is_whole_in_sight_at_every_window_size(qtbot, open_windo
         window.resize(1280, 800)
     qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in replay_row(panel)))
     if not drill:  # the form's buttons stay in sight with it, for the next Preview or Run
-        assert seen_whole(panel.preview_button, panel) and seen_whole(panel.backward_button, panel)
+        tab = panel.backward_tab
+        assert seen_whole(tab.preview_button, panel) and seen_whole(tab.backward_button, panel)
         assert seen_whole(panel.results_title, panel)
         return
-    panel.drill_check.click()
+    panel.replay_bar.drill_check.click()
     qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in replay_row(panel)))
     step(qtbot, panel)
-    view = panel.drill_view
+    view = panel.replay_bar.drill_view
     assert view.asking
     qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in [*replay_row(panel), view.question_label,
                                                                   view.answer_edit, view.check_button]))
@@ -433,12 +439,13 @@ def test_after_an_error_the_form_stays_in_sight_beside_the_card(qtbot, open_wind
     run_to(qtbot, window, code_line(lesson, 'print("every input step got a gradient:"'))
     window.docks["backward"].raise_()
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss" and panel.backward_button.isEnabled())
+    tab = panel.backward_tab
+    qtbot.waitUntil(lambda: tab.root_combo.currentText() == "loss" and tab.backward_button.isEnabled())
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
-        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.LeftButton)
     qtbot.waitUntil(panel.card.isVisible)
     assert "backward through the graph a second time" in panel.card.message.text()
-    form = [panel.tabs, panel.root_combo, panel.preview_button, panel.backward_button]
+    form = [panel.tabs, tab.root_combo, tab.preview_button, tab.backward_button]
     qtbot.waitUntil(lambda: all(seen_whole(w, panel) for w in [*form, panel.card.title, *replay_row(panel)]))
     box = panel._card_box  # the card scrolls on its own: its lesson link is a scroll away, the form stays
     box.ensureWidgetVisible(panel.card.lesson_link, 0, 0)

@@ -36,7 +36,7 @@ def at_done(qtbot, win):
     win.code_view.go_to_line(6)
     press(qtbot, win, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
     wait_paused(qtbot, win, 6)
-    qtbot.waitUntil(lambda: win.backward_panel.root_combo.currentText() == "loss")
+    qtbot.waitUntil(lambda: win.backward_panel.backward_tab.root_combo.currentText() == "loss")
 
 
 def pytorch_grads() -> dict[str, list[float]]:
@@ -74,11 +74,11 @@ def test_preview_then_backward_show_pytorchs_gradients_and_replay_walks_backward
     panel = window.backward_panel
     expected = pytorch_grads()
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as preview:
-        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.MouseButton.LeftButton)
     assert {g["name"]: g["grad"]["values"].tolist() for g in preview.args[2]["grads"]} == expected
     assert {name: after for name, (_, after) in table_rows(panel).items()} == {"x": "[18, 64]", "w": "[6, 32]"}
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as reply:
-        qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
     result = reply.args[2]
     assert result["ok"] and table_rows(panel)["w"] == ("None", "[6, 32]")
     assert result["vars"]["w"]["grad"]["values"].tolist() == expected["w"]
@@ -92,12 +92,11 @@ def test_preview_then_backward_show_pytorchs_gradients_and_replay_walks_backward
         if source in position and target in position:
             assert position[source] < position[target]
     assert result["replay"][0]["name"] == "SumBackward0"
-    panel.restart_replay()
+    panel.form.replay.restart()
     seen = []
     for _ in order:
-        with qtbot.waitSignal(panel.active_node_changed, timeout=3000) as active:
-            panel.step_forward()
-        seen.append(active.args[0])
+        panel.form.replay.step_forward()
+        seen.append(window.graph_model.active)
     assert seen == order
     assert outline(boxes(window.graph_view)[order[-1]]) == PALETTE["active"][1]
 
@@ -107,7 +106,7 @@ def test_second_backward_shows_the_error_card_and_the_app_keeps_working(qtbot, w
     panel = window.backward_panel
     for _ in range(2):
         with qtbot.waitSignal(window.bridge.replied, timeout=10_000) as reply:
-            qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
     assert not reply.args[2]["ok"]
     assert panel.card.isVisible()
     assert "Trying to backward through the graph a second time" in panel.card.message.text()
@@ -247,7 +246,7 @@ def test_run_backward_draws_the_nodes_whose_saved_tensors_it_freed_as_freed(qtbo
     before = graph.grab().toImage()
     assert freed_look(window, mul) == (False, [])
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
-        qtbot.mouseClick(window.backward_panel.backward_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(window.backward_panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: freed_look(window, mul) == (True, ["freed"]), timeout=10_000)
     assert boxes(graph)[mul].brush().color().name() == PALETTE["freed"][0]
     assert freed_look(window, leaf) == (False, [])  # a leaf saves nothing: it stays as it was

@@ -134,14 +134,14 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
 
     # a teaching card: backward() twice on a graph without retain_graph
     panel = window.backward_panel
-    panel.root_combo.setCurrentText("y")
-    panel.backward_button.click()
+    panel.backward_tab.root_combo.setCurrentText("y")
+    panel.backward_tab.backward_button.click()
     qtbot.waitUntil(lambda: panel.results_title.isVisible(), timeout=30_000)
-    panel.backward_button.click()
+    panel.backward_tab.backward_button.click()
     qtbot.waitUntil(lambda: panel.card.isVisible(), timeout=30_000)
     assert "第 09 课" in panel.card.lesson_link.text()
     assert "retain_graph=True" in panel.card.fix.text()
-    panel.step_forward()
+    panel.form.replay.step_forward()
     window.graph_view.select_node(next(iter(window.graph_view._drawn)))
     assert_chinese(window, "teaching card")
 

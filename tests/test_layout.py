@@ -179,20 +179,20 @@ def test_backward_results_and_error_card_in_sight_at_1600(qtbot, make_window):
     run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
     window.docks["backward"].raise_()
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    qtbot.waitUntil(lambda: panel.backward_tab.root_combo.currentText() == "loss")
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
-        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.table.rowCount() == 4)  # W_xh, W_hh, b_h, inputs
     qtbot.waitUntil(lambda: in_sight(panel.table, panel._scroll) and in_sight(panel.notes, panel._scroll))
-    assert in_sight(panel.preview_button, panel._scroll)
+    assert in_sight(panel.backward_tab.preview_button, panel._scroll)
     for _ in range(2):  # the second backward fails: the graph was freed
         with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
-            qtbot.mouseClick(panel.backward_button, Qt.MouseButton.LeftButton)
+            qtbot.mouseClick(panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(panel.card.isVisible)
     scroll = panel._scroll
     assert in_sight(panel.card.title, scroll), (panel.card.geometry(), scroll.viewport().size(),
                                                 scroll.verticalScrollBar().value(), panel.size())
-    assert in_sight(panel.backward_button, scroll)  # the form stays beside the card, which scrolls on its own
+    assert in_sight(panel.backward_tab.backward_button, scroll)  # the form stays beside the card, which scrolls
     panel._card_box.ensureWidgetVisible(panel.card.lesson_link, 0, 0)
     assert in_sight(panel.card.lesson_link, panel._card_box)
 
@@ -239,20 +239,21 @@ def test_backward_results_come_into_sight_in_the_short_panel_at_1280(qtbot, make
     run_to(qtbot, window, code_line(LOOPS, "loss.backward()"))
     window.docks["backward"].raise_()
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    qtbot.waitUntil(lambda: panel.backward_tab.root_combo.currentText() == "loss")
     assert panel.height() < 360  # the bottom strip of the window: short
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
-        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.table.rowCount() == 4)
     qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))
     assert panel.replay_bar.height() < panel.height() / 3  # a strip of its own, its description beside the controls
-    assert in_sight(panel.preview_button, panel._scroll) and in_sight(panel.backward_button, panel._scroll)
+    tab = panel.backward_tab
+    assert in_sight(tab.preview_button, panel._scroll) and in_sight(tab.backward_button, panel._scroll)
     panel.tabs.setCurrentIndex(1)  # torch.autograd.grad
-    panel.outputs_edit.setText("loss")
-    panel.inputs_edit.setText("W_xh")
-    panel._scroll.ensureWidgetVisible(panel.grad_button)  # as the learner scrolls to it
-    qtbot.waitUntil(lambda: in_sight(panel.grad_button, panel._scroll))
-    panel.grad_button.click()
+    panel.grad_tab.outputs_edit.setText("loss")
+    panel.grad_tab.inputs_edit.setText("W_xh")
+    panel._scroll.ensureWidgetVisible(panel.grad_tab.grad_button)  # as the learner scrolls to it
+    qtbot.waitUntil(lambda: in_sight(panel.grad_tab.grad_button, panel._scroll))
+    panel.grad_tab.grad_button.click()
     qtbot.waitUntil(lambda: panel.results_title.text() == "torch.autograd.grad" and panel.table.rowCount() == 1)
     qtbot.waitUntil(lambda: in_sight(panel.results_title, panel._scroll))
 
@@ -348,9 +349,9 @@ def test_output_lines_and_backward_results_read_whole_at_1280(qtbot, make_window
     assert output.viewport().width() >= 60 * output.fontMetrics().horizontalAdvance("m")
     window.docks["backward"].raise_()
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.currentText() == "loss")
+    qtbot.waitUntil(lambda: panel.backward_tab.root_combo.currentText() == "loss")
     with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
-        qtbot.mouseClick(panel.preview_button, Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.preview_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: panel.table.rowCount() == 4)
     qtbot.waitUntil(lambda: visible_rows(panel.table, panel._scroll) >= 3)
     line = window.console.input

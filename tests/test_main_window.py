@@ -470,9 +470,9 @@ def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qt
     press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.code_view.current_line() == 4 and window.code_view.previous_line() == 3
     panel = window.backward_panel
-    panel.root_combo.setCurrentText("y")
+    panel.backward_tab.root_combo.setCurrentText("y")
     steps = window.run.live_index
-    panel.backward_button.click()
+    panel.backward_tab.backward_button.click()
     qtbot.waitUntil(lambda: window.run.live_index == steps + 1, timeout=30_000)
     total = window.run.live_index + 1
     assert window.timeline.label_text() == f"step {total} of {total} (live)"

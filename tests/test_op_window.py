@@ -46,7 +46,8 @@ def test_step_into_expression_walks_the_line_operation_by_operation(qtbot, windo
         assert window.run.live["step"] == step + 2
         assert highlighted(window) == text
         assert f"⟨{text}⟩" in variable_names(window)
-        roots = [window.backward_panel.root_combo.itemText(i) for i in range(window.backward_panel.root_combo.count())]
+        combo = window.backward_panel.backward_tab.root_combo
+        roots = [combo.itemText(i) for i in range(combo.count())]
         assert not any(root.startswith("⟨") for root in roots)  # backward() needs a name the frame has
         added = {node["id"] for node in window.run.live["graph"]["added"]}
         # amber: the operation's nodes (and a leaf's accumulator the graph meets for the first time)

@@ -118,10 +118,10 @@ def backward_from_the_panel(qtbot, window_on):
     wait_paused(qtbot, window, 4)
     steps_before = len(window.run.history)
     panel = window.backward_panel
-    qtbot.waitUntil(lambda: panel.root_combo.findText("b") >= 0)
-    panel.root_combo.setCurrentIndex(panel.root_combo.findText("b"))
+    qtbot.waitUntil(lambda: panel.backward_tab.root_combo.findText("b") >= 0)
+    panel.backward_tab.root_combo.setCurrentIndex(panel.backward_tab.root_combo.findText("b"))
     with qtbot.waitSignal(window.bridge.replied, timeout=30_000):
-        qtbot.mouseClick(panel.backward_button, Qt.LeftButton)
+        qtbot.mouseClick(panel.backward_tab.backward_button, Qt.LeftButton)
     qtbot.waitUntil(lambda: len(window.run.history) == steps_before + 1 and panel.table.rowCount() > 0)
     return window, steps_before
 

@@ -180,7 +180,8 @@ class MainWindow(QMainWindow):
         self.watch_view = WatchView(self)
         self.graph_view = GraphView(self)
         self.node_list = NodeList(self.graph_model, self)
-        self.backward_panel = BackwardPanel(self, self.progress, lambda: self.path.stem if self.path else None)
+        self.backward_panel = BackwardPanel(self.graph_model, self, self.progress,
+                                            lambda: self.path.stem if self.path else None)
         self.window_layout = WindowLayout(self, {
             "lessons": self.lesson_browser, "notes": self.notes_view, "graph": self.graph_view,
             "variables": self.variables_view, "backward": self.backward_panel, "console": self.console,
@@ -209,10 +210,11 @@ class MainWindow(QMainWindow):
         self.bridge.replied.connect(lambda request_id, _kind, result: self.requests.answered(request_id, result))
         self.bridge.ended.connect(self._on_bridge_ended)
         self.bridge.noticed.connect(self._on_bridge_noticed)
-        for view in (self.code_view, self.stack_view, self.notes_view, self.console):
+        for view in (self.code_view, self.stack_view, self.notes_view, self.console, self.backward_panel.form):
             self.shown.changed.connect(view.show_step)
         self.shown.changed.connect(self._on_shown_changed)
         self.graph_model.replaced.connect(self._on_graph_model_replaced)
+        self.graph_model.active_changed.connect(self.graph_view.set_active_node)
         self.graph_model.changed.connect(self._on_graph_model_changed)
         self.graph_view.node_selected.connect(self.graph_model.select)
         self.graph_model.selected_changed.connect(self._on_graph_model_selected_changed)
@@ -236,7 +238,6 @@ class MainWindow(QMainWindow):
         self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
         self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
         self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
-        self.backward_panel.active_node_changed.connect(self._on_backward_panel_active_node_changed)
         self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
         self.backward_panel.drill_judged.connect(lambda _verdict: self._show_progress())
         self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
@@ -434,11 +435,6 @@ class MainWindow(QMainWindow):
             self.variables_view.set_snapshot(step.variables, step.globals, before=step.before)
         else:
             self.variables_view.clear()
-        if step.is_live:  # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
-            self.backward_panel.set_snapshot({k: v for k, v in step.variables.items() if not k.startswith("⟨")})
-        why = "ended" if step.over and step.where != "past" else {"idle": "stopped"}.get(step.off, step.off)
-        self.backward_panel.set_enabled_for_state(step.is_live, why or "running")
-        self.backward_panel.show_past(step.index)
         if step.where == "past":
             self._show_past(step)
         elif run is not None and self.console.transcript is not run.transcript:
@@ -455,7 +451,6 @@ class MainWindow(QMainWindow):
         graph = {"nodes": list(model.nodes.values()), "edges": [list(edge) for edge in model.edges()],
                  "roots": model.roots, "leaves": model.leaves}
         self.graph_view.set_graph(graph, new=model.new)
-        self.backward_panel.set_graph(graph)
 
     def _on_graph_model_selected_changed(self, node_id: int | None) -> None:
         if node_id is not None:
@@ -463,8 +458,6 @@ class MainWindow(QMainWindow):
 
     def _on_graph_model_changed(self, diff: dict[str, Any]) -> None:
         self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
-        if diff.get("changed"):
-            self.backward_panel.apply_diff(diff)
 
     def _show_past(self, step: Step) -> None:
         """What a past step shows besides the panels: its output so far, the status, the prediction bar hidden."""
@@ -557,9 +550,6 @@ class MainWindow(QMainWindow):
 
     def _on_backward_panel_grad_requested(self, params: dict[str, Any]) -> None:
         self.requests.ask("autograd_grad", lambda r: self._after_action("grad", r), **params)
-
-    def _on_backward_panel_active_node_changed(self, node_id: int) -> None:
-        self.graph_view.set_active_node(node_id if node_id >= 0 else None)
 
     def _on_backward_panel_lesson_requested(self, stem: str) -> None:
         path = self.lessons_dir / f"{stem}.py"
