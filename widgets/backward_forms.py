@@ -93,6 +93,7 @@ class BackwardTab(QWidget):
         self.gradient_combo.currentIndexChanged.connect(self._on_gradient_combo_current_index_changed)
         self.gradient_edit = QLineEdit()
         self._texts.set(self.gradient_edit.setPlaceholderText, "e.g. {example}", example="torch.tensor([1., 0.])")
+        self._texts.set(self.gradient_edit.setAccessibleName, "The gradient to start from (an expression)")
         self.gradient_edit.textChanged.connect(lambda text: self.form.set_backward(expression=text))
         self.vjp_label = QLabel()
         self.vjp_label.setObjectName("vjp_note")

@@ -247,6 +247,8 @@ class BackwardPanel(QWidget):
         column.addLayout(self._sides, 1)
         # A narrow dock scrolls the form and the results; the replay controls stay in sight below.
         self._scroll = scroll = QScrollArea()
+        scroll.setAccessibleName(tr("Backward"))
+        self.tabs.setAccessibleName(tr("backward() or torch.autograd.grad"))
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -273,6 +275,8 @@ class BackwardPanel(QWidget):
 
     def retranslate(self) -> None:
         """Set every text again in the current language: the forms, the result on screen, the replay."""
+        self._scroll.setAccessibleName(tr("Backward"))
+        self.tabs.setAccessibleName(tr("backward() or torch.autograd.grad"))
         self.backward_tab.retranslate()
         self.grad_tab.retranslate()
         self._show_off_text()

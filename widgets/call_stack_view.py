@@ -30,6 +30,7 @@ class CallStackView(QWidget):
         layout.addWidget(self.list)
         self._filling = False
         self.list.currentRowChanged.connect(self._on_list_current_row_changed)
+        self.list.setAccessibleName(tr("Call stack"))
         self.clear()
 
     def set_stack(self, stack: list[dict[str, Any]], selected: int = 0, cut: bool = False) -> None:
@@ -63,6 +64,7 @@ class CallStackView(QWidget):
 
     def retranslate(self) -> None:
         """Show the rows again in the current language."""
+        self.list.setAccessibleName(tr("Call stack"))
         if self._stack is not None:
             self.set_stack(self._stack, max(self.list.currentRow(), 0), self._cut)
         else:

@@ -309,6 +309,7 @@ class CodeView(QPlainTextEdit):
         self._previous: int | None = None
         self._error: int | None = None
         self._hovered_line = 0
+        self.setAccessibleName(tr("Code"))
         self._editing = IdeEditing(self)
         self._hovered_position = (0, -1)
         self._normal_palette = QPalette(self.palette())
@@ -368,6 +369,9 @@ class CodeView(QPlainTextEdit):
     def retranslate(self) -> None:
         """Set the view's own texts again in the current language (the folded notes redraw with it)."""
         self._lock_label.setText(tr(self._lock_note))
+        self.setAccessibleName(tr("Code"))
+        self.setAccessibleDescription(tr("The lesson's code. F9 sets a breakpoint on the cursor's line; F10 runs "
+                                         "the line the run is paused on."))
         self.viewport().update()
 
     def fold_notes(self, folded: bool = True) -> None:

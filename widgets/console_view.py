@@ -177,6 +177,8 @@ class ConsoleView(QWidget):
         self.prompt = QLabel(">>>", self)
         self.prompt.setFont(font)
         self.input = QLineEdit(self)
+        self.input.setObjectName("console_input")
+        self._name_for_screen_readers()
         self.input.setFont(font)
         self.input.setClearButtonEnabled(True)
         self.clear_button = QToolButton(self)
@@ -468,6 +470,10 @@ class ConsoleView(QWidget):
         self._short_hint = _SHORT_HINTS.get("paused" if enabled else shown, _DISABLED_HINT)
         self._show_hint()
 
+    def _name_for_screen_readers(self) -> None:
+        self.output.setAccessibleName(tr("Output"))
+        self.input.setAccessibleName(tr("Evaluate in the paused lesson"))
+
     def _show_hint(self) -> None:
         """The short placeholder, and the whole reason as a tooltip."""
         self.input.setPlaceholderText(tr(self._short_hint))
@@ -478,6 +484,7 @@ class ConsoleView(QWidget):
         (errors and their explanations follow, and so do messages given as functions)."""
         self.clear_button.setText(tr("Clear"))
         self.clear_button.setToolTip(tr("Clear the console output"))
+        self._name_for_screen_readers()
         self._show_hint()
         self.set_transcript(self.transcript)
 

@@ -29,6 +29,7 @@ class LessonBrowser(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.list = QListWidget(self)
+        self.list.setAccessibleName(tr("Lessons"))
         self.list.setWordWrap(True)
         self.list.setAlternatingRowColors(True)
         self.list.setSpacing(1)
@@ -89,6 +90,7 @@ class LessonBrowser(QWidget):
 
     def set_language(self, language: str) -> None:
         """Show the titles in another language, keeping the selection."""
+        self.list.setAccessibleName(tr("Lessons"))
         self.set_lessons(self._lessons, language)
 
     def select_path(self, path: str) -> None:

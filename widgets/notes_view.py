@@ -129,6 +129,7 @@ class NotesView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.browser = QTextBrowser(self)
+        self.browser.setAccessibleName(tr("Lesson notes"))
         self.browser.setOpenExternalLinks(False)
         # Only at word boundaries (Qt's default also breaks anywhere in a word wider than the room left,
         # which cut names in two): inline code gets its own break opportunities (breakable_code).
@@ -158,6 +159,7 @@ class NotesView(QWidget):
     def set_language(self, language: str) -> None:
         """Show the notes in ``language`` ("en" or "zh")."""
         self.language = language
+        self.browser.setAccessibleName(tr("Lesson notes"))
         self._render()
 
     def show_step(self, step: Step) -> None:

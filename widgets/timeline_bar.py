@@ -109,6 +109,7 @@ class TimelineBar(QWidget):
     def retranslate(self) -> None:
         """Set the buttons' and the label's texts again, in the current language."""
         self.compare_button.setToolTip(tr("List the names, tensors and graph nodes that changed since this pause"))
+        self.slider.setAccessibleName(tr("Step in view"))
         if hasattr(self, "_recording"):
             self._refresh()
 
