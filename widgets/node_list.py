@@ -91,6 +91,8 @@ class NodeRows(QAbstractTableModel):
             return node_id
         if role == NEW_ROLE:
             return node_id in self.graph.new
+        if role == Qt.ItemDataRole.AccessibleTextRole and index.column() == 0 and node_id in self.graph.new:
+            return tr("{node}, new this step", node=node_label(self.graph, node_id))  # a screen reader says no "★"
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return self.cell(node_id, index.column())
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 0 and node_id in self.graph.new:
