@@ -188,6 +188,7 @@ def test_the_run_stops_to_ask_and_a_right_answer_is_said_right(qtbot, window):
     assert bar.verdict_label.text() == "✓ Right: <code>h.requires_grad</code> is <code>True</code>."
     assert "s.grad_fn" in bar_text(window) and bar.answer_edit.isVisible()
     qtbot.waitUntil(lambda: "✓ Right: h.requires_grad is True" in window.console.output.toPlainText())
+    assert window.status.announcement.startswith("✓ Right: h.requires_grad is True")  # said to a screen reader too
 
 
 def test_the_question_waits_for_the_live_step_while_the_past_is_in_view(qtbot, window):

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBo
 
 from app import i18n
 from app import messages as m
+from app.announcements import step_announcement
 from app.graph_model import GraphModel
 from app.i18n import N_, tr
 from app.lesson_format import Prediction, list_lessons
@@ -423,7 +424,7 @@ class MainWindow(QMainWindow):
             self._transcript().add_message(lambda: tr(
                 "The condition “{condition}” on line {line} raised {type}: {message}", condition=problem["condition"],
                 line=problem["line"], type=problem["type"], message=problem["message"]), "error")
-        self.predictions.judge(self._show_progress)
+        self.predictions.judge(self._on_prediction_judged)
         self.predictions.ask(snapshot, self.path)
         self._evaluate_watches()
         self.commands.paused()
@@ -443,6 +444,8 @@ class MainWindow(QMainWindow):
             bar = self.prediction_bar
             bar.setVisible(bar.prediction is not None or bar.verdict is not None)
             self._show_state()
+        if step.where != "none" and step.off != "running":
+            self.status.announce(step_announcement(step, self.graph_model))
         self._refresh_inspector()
         self._update_actions()
 
@@ -458,6 +461,10 @@ class MainWindow(QMainWindow):
 
     def _on_graph_model_changed(self, diff: dict[str, Any]) -> None:
         self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
+
+    def _on_prediction_judged(self, verdict: str) -> None:
+        self._show_progress()
+        self.status.announce(verdict, assertive=True)
 
     def _show_past(self, step: Step) -> None:
         """What a past step shows besides the panels: its output so far, the status, the prediction bar hidden."""

@@ -105,8 +105,11 @@ class PredictionFlow:
                 "Record to End skipped {n} prediction(s) without asking, on line(s) {lines}: step through the "
                 "lesson (F10) to be asked", n=len(passed), lines=lines))
 
-    def judge(self, judged: Callable[[], None]) -> None:
-        """The line a prediction waited for has run: ask the lesson whether the answer was right."""
+    def judge(self, judged: Callable[[str], None]) -> None:
+        """The line a prediction waited for has run: ask the lesson whether the answer was right.
+
+        ``judged`` is called with the verdict, in words.
+        """
         waiting = self.coach.take_waiting() if self.coach else None
         if waiting is None:
             return
@@ -120,7 +123,7 @@ class PredictionFlow:
             right = verdict.right
             self._transcript().add_message(lambda: verdict_text(verdict),
                                            "info" if right is None else "success" if right else "error")
-            judged()
+            judged(verdict_text(verdict))
 
         self.requests.ask("predict", show, expression=prediction.expression, answer=answer)
 

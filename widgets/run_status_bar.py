@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from app import messages as m
@@ -117,6 +118,21 @@ class RunStatusBar(QStatusBar):
     def show_step(self, step: int) -> None:
         """The live step's number on the timeline, after a change made from outside the lesson's code."""
         self.step_label.setText(tr("step {step}", step=step))
+
+    def announce(self, text: str, assertive: bool = False) -> None:
+        """Have a screen reader say ``text`` (politely: after what it is saying; ``assertive``: at once).
+
+        Kept as :attr:`announcement` and as the bar's accessible description, for assistive
+        technologies that read those instead of Qt 6.8's announcement events.
+        """
+        if not text:
+            return
+        self.announcement = text
+        self.setAccessibleDescription(text)
+        event = QAccessibleAnnouncementEvent(self, text)
+        event.setPoliteness(QAccessible.AnnouncementPoliteness.Assertive if assertive
+                            else QAccessible.AnnouncementPoliteness.Polite)
+        QAccessible.updateAccessibility(event)
 
     def show_notice(self, text: str) -> None:
         """Say what the running lesson is doing that the learner must know (it is inside a long call)."""
