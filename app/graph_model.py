@@ -118,6 +118,18 @@ class GraphModel:
             self._rehighlight()
             self.highlight_changed.emit()
 
+    def creation_order(self) -> list[int]:
+        """The nodes in the order the lesson made them: by autograd's sequence number, a leaf just before
+        the first node that uses it (a leaf's node has no number; it is made on first use)."""
+        def key(node_id: int) -> tuple[float, int]:
+            seq = self.nodes[node_id].get("seq")
+            if seq is None:
+                users = [self.nodes[i].get("seq") for i in self.consumers(node_id)]
+                numbered = [s for s in users if s is not None]
+                seq = min(numbered) - 0.5 if numbered else float("inf")
+            return (seq, node_id)
+        return sorted(self.nodes, key=key)
+
     def edges(self) -> list[tuple[int, int, int]]:
         """``(from_id, to_id, input_nr)`` for each node's inputs that are in the graph, in node order."""
         return [(node_id, child, nr) for node_id, node in self.nodes.items()

@@ -118,3 +118,13 @@ def test_the_keyboard_walks_along_edges_to_inputs_consumers_and_siblings():
     assert model.step_from(2, "previous") == 1
     assert model.step_from(4, "consumer") is None and model.step_from(4, "next") is None  # one output: no sibling
     assert model.step_from(2, "input") is None
+
+
+def test_creation_order_follows_autogradss_sequence_numbers_with_each_leaf_before_its_first_user():
+    """The tracker discovers nodes from the root back (SumBackward0 before PowBackward0); the lesson made them
+    the other way round."""
+    model = GraphModel()
+    model.set_graph({"nodes": [{**node(1, "MulBackward0", 2), "seq": 10}, node(2, "AccumulateGrad", kind="leaf"),
+                               {**node(3, "SumBackward0", 4), "seq": 12}, {**node(4, "PowBackward0", 1), "seq": 11}],
+                     "edges": [], "roots": {}, "leaves": {}})
+    assert model.creation_order() == [2, 1, 4, 3]

@@ -212,6 +212,7 @@ class BackwardPanel(QWidget):
         self.results_title.setStyleSheet("font-weight: bold;")
         self.table = QTableWidget(0, 3)
         self.table.setObjectName("grad_table")
+        self.table.setTabKeyNavigation(False)  # Tab goes on to the replay, not from cell to cell
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -338,6 +339,8 @@ class BackwardPanel(QWidget):
                 home.insertWidget(home.count() - 1, self.replay_bar)  # before the closing stretch
             else:
                 home.addWidget(self.replay_bar)
+            # into another parent's layout: Qt hides a widget it reparents, so the controls would vanish
+            self.replay_bar.setVisible(bool(self.form.replay.entries) and not self._hiding)
         self.replay_bar.place_step_label(size.width())
 
     def _scroll_to_results(self) -> None:

@@ -69,7 +69,7 @@ class NodeRows(QAbstractTableModel):
 
     def refresh(self) -> None:
         self.beginResetModel()
-        self.ids = list(self.graph.nodes)
+        self.ids = self.graph.creation_order()
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
@@ -192,6 +192,7 @@ class NodeList(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # arrows move between rows; Tab leaves the table
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
         for text, setter in ((N_("Filter nodes by name or variable"), self.filter_edit.setPlaceholderText),
@@ -212,6 +213,7 @@ class NodeList(QWidget):
         layout.setSpacing(2)
         layout.addLayout(bar)
         layout.addWidget(self.table)
+        self.setFocusProxy(self.table)  # View > Go To Panel lands on the rows, not the filter
         self._selecting = False
         self.filter_edit.textChanged.connect(self.proxy.setFilterFixedString)
         self.new_check.toggled.connect(self._on_new_check_toggled)

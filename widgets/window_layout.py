@@ -95,6 +95,9 @@ class WindowLayout:
         dock.show()
         dock.raise_()
         target = dock.widget()
+        if target.focusProxy() is not None:  # the panel names the widget that takes the keyboard
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return target.focusProxy()
         focus = target if target.focusPolicy() != Qt.FocusPolicy.NoFocus else target.nextInFocusChain()
         for _ in range(50):  # the first widget inside the panel that takes the keyboard
             if target.isAncestorOf(focus) or focus is target:
