@@ -11,6 +11,7 @@ from typing import Any
 
 from app.graph_model import GraphModel
 from app.i18n import join_words, tr
+from app.result_basis import grad_key
 from app.shown_step import Step
 
 #: New nodes named one by one up to this many; more are counted.
@@ -54,6 +55,6 @@ def changed_tensors(variables: dict[str, Any], before: dict[str, Any] | None) ->
                                                           else ""))
         elif summary.get("requires_grad") and not was.get("requires_grad"):
             said.append(tr("{name} requires grad", name=name))
-        elif summary.get("grad") and summary.get("grad") != was.get("grad"):
+        elif summary.get("grad") is not None and grad_key(summary["grad"]) != grad_key(was.get("grad")):
             said.append(tr("{name}.grad changed", name=name))
     return said

@@ -39,6 +39,19 @@ def test_a_past_step_and_the_end_say_where_the_learner_is():
     assert step_announcement(Step(), graph) == ""
 
 
+def test_a_grad_that_changed_is_said_and_values_are_never_compared_as_arrays():
+    import numpy as np
+
+    grad = {"type": "Tensor", "id": 7, "version": 0, "values": np.arange(3.0)}
+    before = {"vars": {"w": tensor(requires_grad=True, grad=grad)}}
+    same = Step("live", {"line": 2}, {"w": tensor(requires_grad=True, grad={**grad, "values": np.arange(3.0)})},
+                {}, before, 3, off=None)
+    assert step_announcement(same, GraphModel()) == "Paused on line 3."
+    bumped = Step("live", {"line": 2}, {"w": tensor(requires_grad=True, grad={**grad, "version": 1})}, {}, before, 3,
+                  off=None)
+    assert step_announcement(bumped, GraphModel()) == "Paused on line 3; w.grad changed."
+
+
 def test_the_window_announces_each_step(qtbot, window_on):
     from test_main_window import wait_paused
 

@@ -339,8 +339,6 @@ class BackwardPanel(QWidget):
                 home.insertWidget(home.count() - 1, self.replay_bar)  # before the closing stretch
             else:
                 home.addWidget(self.replay_bar)
-            # into another parent's layout: Qt hides a widget it reparents, so the controls would vanish
-            self.replay_bar.setVisible(bool(self.form.replay.entries) and not self._hiding)
         self.replay_bar.place_step_label(size.width())
 
     def _scroll_to_results(self) -> None:
@@ -399,6 +397,8 @@ class BackwardPanel(QWidget):
 
     def _on_replay_bar_drill_toggled(self, _on: bool) -> None:
         self._place_replay_bar()
+        # the bar may have moved into another parent's layout, and Qt hides a widget it reparents
+        self.replay_bar.setVisible(bool(self.form.replay.entries) and not self._hiding)
         QTimer.singleShot(0, self, self._scroll_to_drill)  # where it moved into the scroll area, into sight
 
     def _on_tabs_current_changed(self, index: int) -> None:

@@ -186,7 +186,7 @@ class WindowLayout:
         if grown > 0:
             # Qt gave the extra width to the code: move it to the graph, as long as the code keeps its share.
             window.layout().activate()
-            give = min(grown, window.centralWidget().width() - int(size.width() * MIN_CODE_SHARE) - 1)
+            give = min(grown, window.centralWidget().width() - (size.width() + 2) // 3 - 1)  # the code keeps a third
             if give > 0:
                 window.resizeDocks([graph], [graph.width() + give], Qt.Orientation.Horizontal)
                 window.layout().activate()
