@@ -24,8 +24,8 @@ Features
 - Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
   note saying why under the cursor; the cursor still moves (for run-to-cursor) and
   breakpoints can still be toggled.
-- Hovering a line emits :attr:`CodeView.line_hovered`, and the character under the mouse
-  :attr:`CodeView.position_hovered` (the graph outlines the nodes the line or the operation there made);
+- Hovering the text emits :attr:`CodeView.position_hovered`, the line and the character under the mouse
+  (the graph outlines the nodes the line or the operation there made);
   :meth:`CodeView.select_span` selects an operation's sub-expression.
 """
 
@@ -179,8 +179,6 @@ class CodeView(QPlainTextEdit):
     """The breakpoints changed (toggled, given a condition, moved or dropped by an edit); carries {line: condition}."""
     source_edited = Signal()
     """The learner changed the text (typing, pasting, undo); :meth:`set_source` does not emit it."""
-    line_hovered = Signal(int)
-    """The mouse moved onto a line of the text (1-based), or off every line (0)."""
     position_hovered = Signal(int, int)
     """The mouse moved onto a character: its line (1-based) and UTF-8 byte column (0-based, as
     ``co_positions``); -1 past the line's end; ``(0, -1)`` off the text."""
@@ -196,7 +194,6 @@ class CodeView(QPlainTextEdit):
         self._current: tuple[int, str] | None = None
         self._previous: int | None = None
         self._error: int | None = None
-        self._hovered_line = 0
         self._hovered_position = (0, -1)
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
@@ -586,19 +583,12 @@ class CodeView(QPlainTextEdit):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         super().mouseMoveEvent(event)
         line = self._line_at(event.position().y()) or 0
-        self._hover_line(line)
         self._hover_position(line, self._column_at(event.position()) if line else -1)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Leave:
-            self._hover_line(0)
             self._hover_position(0, -1)
         return super().viewportEvent(event)
-
-    def _hover_line(self, line: int) -> None:
-        if line != self._hovered_line:
-            self._hovered_line = line
-            self.line_hovered.emit(line)
 
     def _hover_position(self, line: int, column: int) -> None:
         if (line, column) != self._hovered_position:
