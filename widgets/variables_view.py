@@ -33,12 +33,14 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 from app.i18n import N_, tr
+from app.value_text import GRAD_STATES, describe_change, field_tip, grad_state, is_tensor, summary_line, value_tip
+from app.value_tree import GLOBALS, LOCALS, child_path, children, groups, summaries_by_path
+from widgets.colours import blend
 
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
 #: Column headers: "Name" and "Value" are words (translated when shown), the others PyTorch's names.
@@ -78,160 +80,12 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 EXPRESSION_ROLE = Qt.ItemDataRole.UserRole + 2
 SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 3
 
-LOCALS, GLOBALS = N_("Locals"), N_("Globals")
-#: What the grad column says for each state of ``.grad`` (the cell keeps the state; the view says it).
-GRAD_LABELS = {"has grad": N_("has grad"), "none": N_("none"), "non-leaf": N_("non-leaf"),
-               "retains grad": N_("retains grad")}
 #: The invalid index that stands for the root, as a default argument.
 ROOT = QModelIndex()
-SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
-                "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "complex64": "c64",
-                "complex128": "c128"}
-PREVIEW_VALUES = 4
 CHANGE_AMBER = QColor("#ffc94d")
 #: The graph view's highlight: rows of the variables behind the node under the mouse.
 MARK_VIOLET = QColor("#7c3aed")
 ALARM_RED = QColor("#c62828")
-
-TIPS = {
-    (REQUIRES_GRAD, True): N_("autograd records operations on this tensor so gradients can flow back to it"),
-    (REQUIRES_GRAD, False): N_("autograd does not track this tensor, so no gradient will flow back to it"),
-    (IS_LEAF, True): N_("created by you, not by an operation: backward() stores its gradient in .grad"),
-    (IS_LEAF, False): N_("computed by an operation: backward() passes its gradient on to the leaves instead of "
-                         "keeping it"),
-    (GRAD_FN, True): N_("the autograd node that made this tensor; backward() starts here"),
-    (GRAD_FN, False): N_("no grad_fn: this tensor was not produced by a recorded operation"),
-    (GRAD, "has grad"): N_(".grad holds the gradient that backward() accumulated into this tensor"),
-    (GRAD, "none"): N_("no .grad yet: it appears once backward() reaches this leaf"),
-    (GRAD, "not tracked"): N_("no .grad: the tensor does not require grad, so backward() never reaches it"),
-    (GRAD, "non-leaf"): N_("non-leaf: .grad is not kept unless retain_grad() was called"),
-    (GRAD, "retains grad"): N_("retain_grad() was called: this non-leaf keeps its .grad after backward()"),
-    VERSION: N_("_version counts in-place changes; autograd uses it to catch a saved tensor modified before "
-                "backward()"),
-    DEVICE: N_("where the values live"),
-    DTYPE: N_("the type of each element"),
-}
-
-
-def blend(colour: QColor, base: QColor, amount: float) -> QColor:
-    """``colour`` laid over ``base`` at ``amount`` opacity, so a tint suits light and dark palettes."""
-    mixed = (b * (1 - amount) + c * amount for c, b in zip(colour.getRgbF()[:3], base.getRgbF()[:3], strict=True))
-    return QColor.fromRgbF(*mixed)
-
-
-def is_tensor(summary: dict[str, Any]) -> bool:
-    """Whether a summary describes a tensor (or a Parameter)."""
-    return "dtype" in summary and "shape" in summary
-
-
-def grad_state(summary: dict[str, Any]) -> str:
-    """``has grad``, ``none``, ``non-leaf`` or ``retains grad``: what ``.grad`` holds.
-
-    A non-leaf has a ``.grad`` only after ``retain_grad()`` and a backward() that reached it.
-    """
-    if summary.get("grad") is not None:
-        return "has grad"
-    if not summary["is_leaf"]:
-        return "retains grad" if summary.get("retains_grad") else "non-leaf"
-    return "none"
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (float, np.floating, complex, np.complexfloating)):
-        return f"{value:.3g}"
-    return str(value)
-
-
-def tensor_line(summary: dict[str, Any]) -> str:
-    """The lovely-tensors line of a tensor summary, e.g. ``tensor[2, 3] f32 μ=0.12 σ=1.03 [0.5, …]``."""
-    kind = "Parameter" if summary.get("is_parameter") or summary.get("type") == "Parameter" else "tensor"
-    dtype = SHORT_DTYPES.get(summary["dtype"], summary["dtype"])
-    shape = summary["shape"]
-    values = summary.get("values")
-    parts = [f"{kind}[{', '.join(map(str, shape))}]" if shape else kind]
-    if not shape and values is not None and np.size(values) == 1:
-        parts.append(_number(np.asarray(values).reshape(-1)[0]))
-    parts.append(dtype)
-    layout = summary.get("layout", "strided")
-    if "nnz" in summary:
-        parts.append(f"{layout} nnz={summary['nnz']:,}")
-    elif layout != "strided":
-        parts.append(layout)
-    why = summary.get("why_no_values")
-    if why and "nnz" not in summary:  # a sparse tensor's entries are its values: the nnz says enough
-        parts.append(f"· {why}")
-        return " ".join(parts)
-    if summary.get("nan"):
-        parts.append(f"NaN×{summary['nan']}")
-    if summary.get("inf"):
-        parts.append(f"Inf×{summary['inf']}")
-    if summary.get("numel", 0) == 0:
-        parts.append("empty")
-    elif shape and summary["dtype"] != "bool" and summary.get("mean") is not None:
-        eq = "≈" if summary.get("stats_sampled") else "="  # statistics of a sample of the values
-        parts.append(f"μ{eq}{summary['mean']:.3g} σ{eq}{summary['std']:.3g}")
-    if shape and values is not None and not summary.get("sampled") and np.size(values):
-        flat = np.asarray(values).reshape(-1)
-        shown = ", ".join(_number(v) for v in flat[:PREVIEW_VALUES])
-        parts.append(f"[{shown}{', …' if flat.size > PREVIEW_VALUES else ''}]")
-    return " ".join(parts)
-
-
-def _same_values(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    keys = ("shape", "dtype", "sampled", "min", "max", "mean", "nan", "inf")
-    if any(old.get(k) != new.get(k) for k in keys):
-        return False
-    a, b = old.get("values"), new.get("values")
-    if a is None or b is None:
-        return a is b
-    a, b = np.asarray(a), np.asarray(b)
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-
-
-def _tensor_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    changes = []
-    if old.get("id") == new.get("id") and old["version"] != new["version"]:
-        changes.append(tr("changed in place (_version {version})", version=new["version"]))
-    elif not _same_values(old, new):
-        changes.append(tr("new value"))
-    if old["grad_fn"] != new["grad_fn"]:
-        changes.append(tr("new grad_fn: {grad_fn}", grad_fn=new["grad_fn"]))
-    if old["requires_grad"] != new["requires_grad"]:
-        changes.append(tr("requires_grad turned on") if new["requires_grad"] else tr("requires_grad turned off"))
-    old_grad, new_grad = old.get("grad"), new.get("grad")
-    if old_grad is None and new_grad is not None:
-        changes.append(tr(".grad appeared"))
-    elif old_grad is not None and new_grad is None:
-        changes.append(tr(".grad was cleared"))
-    elif old_grad is not None and new_grad is not None and old_grad is not new_grad \
-            and not _same_values(old_grad, new_grad):
-        changes.append(tr(".grad changed"))
-    return changes
-
-
-def describe_change(old: dict[str, Any] | None, new: dict[str, Any], child: bool = False) -> str:
-    """What changed between two summaries of the same name, in words; '' when nothing did."""
-    if old is None:
-        return tr("new item") if child else tr("new name")
-    if old is new:
-        return ""
-    if old.get("type") != new.get("type"):
-        return tr("new value (now a {type})", type=new.get("type"))
-    if is_tensor(new):
-        return "; ".join(_tensor_change(old, new))
-    if new.get("module"):
-        return "" if old.get("training") == new.get("training") else \
-            tr("switched to {mode} mode", mode="train()" if new.get("training") else "eval()")
-    if "items" in new:
-        if old.get("length") != new.get("length"):
-            return tr("now 1 item") if new.get("length") == 1 else tr("now {n} items", n=new.get("length"))
-        return "" if new["items"] or old.get("repr") == new.get("repr") else tr("new value")
-    if new.get("type") == "PackedSequence":
-        return ""
-    return "" if (old.get("repr"), old.get("value")) == (new.get("repr"), new.get("value")) else tr("new value")
-
 
 class _Node:
     """One row of the tree: its cell texts are computed once, when the snapshot arrives."""
@@ -255,108 +109,6 @@ class _Node:
         yield self
         for child in self.children:
             yield from child.walk()
-
-
-def _attribute_path(expression: str, dotted: str) -> str:
-    """``model`` + ``layers.0.weight`` → ``model.layers[0].weight``."""
-    for part in dotted.split("."):
-        expression += f"[{part}]" if part.isdigit() else f".{part}"
-    return expression
-
-
-def _children(summary: dict[str, Any], expression: str | None) -> list[tuple[str, str | None, dict[str, Any]]]:
-    """(name, expression, summary) of what a value expands to."""
-    base = expression or "?"
-    if summary.get("module"):
-        out = []
-        for param in summary.get("parameters", []):
-            child = _attribute_path(base, param["name"])
-            out.append((child, child if expression else None, param["summary"]))
-        return out
-    if summary.get("type") == "PackedSequence":
-        fields = ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
-        return [(f"{base}.{f}", f"{base}.{f}" if expression else None, summary[f])
-                for f in fields if summary.get(f) is not None]
-    items = summary.get("items")
-    if not items:
-        return []
-    if summary.get("type") in ("set", "frozenset"):
-        return [(f"{base} item {i}", None, item) for i, item in enumerate(items)]
-    pairs = all(isinstance(item, (list, tuple)) and len(item) == 2 for item in items)
-    if pairs:
-        return [(f"{base}[{key}]", f"{expression}[{key}]" if expression else None, item)
-                for key, item in items]
-    return [(f"{base}[{i}]", f"{expression}[{i}]" if expression else None, item) for i, item in enumerate(items)]
-
-
-def _groups(variables: dict[str, Any], globals_: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(group, namespace) pairs: Locals and Globals apart, or one unnamed group in the module frame."""
-    return [(LOCALS, variables), (GLOBALS, globals_)] if globals_ else [("", variables)]
-
-
-def summaries_by_path(variables: dict[str, Any], globals_: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every row's summary by its path (``Locals:xs[0]``), as the tree would lay the namespaces out."""
-    out: dict[str, dict[str, Any]] = {}
-
-    def add(path: str, expression: str | None, summary: dict[str, Any]) -> None:
-        out[path] = summary
-        prefix = path.split(":", 1)[0]
-        for child_name, child_expr, child_summary in _children(summary, expression):
-            add(f"{prefix}:{child_expr or child_name}", child_expr, child_summary)
-
-    for group, namespace in _groups(variables, globals_):
-        for name, summary in namespace.items():
-            add(f"{group}:{name}", name, summary)
-    return out
-
-
-def summary_line(summary: dict[str, Any]) -> str:
-    """A value's summary in one line, as the Value column shows it."""
-    if is_tensor(summary):
-        return tensor_line(summary)
-    if summary.get("module"):
-        params = summary.get("parameters", [])
-        count = sum(int(np.prod(p["shape"], dtype=np.int64)) for p in params)
-        head = summary.get("repr", summary["type"]).split("\n", 1)[0]
-        head = summary["type"] if head.endswith("(") else head
-        mode = "" if summary.get("training", True) else tr(", eval mode")
-        values = tr("1 value") if count == 1 else tr("{n} values", n=f"{count:,}")
-        if summary.get("parameters_cut"):
-            return f"{head} · " + tr("{tensors}, the first {n} listed ({values})", values=values, n=len(params),
-                                     tensors=tensor_count(summary["parameter_count"])) + mode
-        return f"{head} · " + tr("{tensors}, {values}", tensors=tensor_count(len(params)), values=values) + mode
-    if summary.get("optimizer"):
-        return optimizer_line(summary)
-    text = summary.get("repr", summary.get("type", ""))
-    if "items" in summary and ("\n" in text or len(text) > 100 or "tensor(" in text):
-        return f"{summary['type']} · {item_count(summary.get('length', len(summary['items'])))}"
-    # a repr of several lines on one: its first line alone said as little as "SGD ("
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-#: Settings of an optimizer its row shows; the tooltip has them all.
-OPTIMIZER_SETTINGS_SHOWN = 4
-
-
-def optimizer_line(summary: dict[str, Any]) -> str:
-    """``SGD(lr=0.1, momentum=0, dampening=0, weight_decay=0, …) · 2 tensors``: its first group's settings."""
-    read = summary["optimizer"]
-    settings = [f"{key}={value}" for key, value in read["settings"][:OPTIMIZER_SETTINGS_SHOWN]]
-    more = ", …" if len(read["settings"]) > OPTIMIZER_SETTINGS_SHOWN else ""
-    count = tensor_count(read["tensors"])
-    if read["groups"] > 1:
-        count = tr("{n} parameter groups, {tensors}", n=read["groups"], tensors=count)
-    return f"{summary['type']}({', '.join(settings)}{more}) · {count}"
-
-
-def item_count(n: int) -> str:
-    """``1 item``, ``6 items``, in the interface's language."""
-    return tr("1 item") if n == 1 else tr("{n} items", n=f"{n:,}")
-
-
-def tensor_count(n: int) -> str:
-    """``1 tensor``, ``1,000 tensors``, in the interface's language."""
-    return tr("1 tensor") if n == 1 else tr("{n} tensors", n=f"{n:,}")
 
 
 def _fill_tensor_cells(node: _Node, summary: dict[str, Any]) -> None:
@@ -477,7 +229,7 @@ class VariablesModel(QAbstractItemModel):
         view lay out and re-query every row: 5 ms of each step with 20 tensors in scope).
         """
         root = _Node("", "", None, None, None, "")
-        for group, namespace in _groups(self._vars, self._globals):
+        for group, namespace in groups(self._vars, self._globals):
             parent = root
             if group:
                 parent = _Node(group, group, None, None, root, "")
@@ -517,9 +269,8 @@ class VariablesModel(QAbstractItemModel):
         node.cells[VALUE] = summary_line(summary)
         if is_tensor(summary):
             _fill_tensor_cells(node, summary)
-        for child_name, child_expr, child_summary in _children(summary, expression):
-            prefix = path.split(":", 1)[0]
-            self._add(node, child_name, f"{prefix}:{child_expr or child_name}", child_expr, child_summary,
+        for child_name, child_expr, child_summary in children(summary, expression):
+            self._add(node, child_name, child_path(path, child_name, child_expr), child_expr, child_summary,
                       top, child=True)
         if self._previous is not None:
             node.change = describe_change(self._previous.get(path), summary, child)
@@ -624,14 +375,14 @@ class VariablesModel(QAbstractItemModel):
             if column == VALUE:
                 count = len(node.children)
                 return tr("{n} variable", n=count) if count == 1 else tr("{n} variables", n=count)
-        if column == GRAD and node.cells[column] in GRAD_LABELS:
-            return tr(GRAD_LABELS[node.cells[column]])
+        if column == GRAD and node.cells[column] in GRAD_STATES:
+            return tr(GRAD_STATES[node.cells[column]])
         return node.cells[column]
 
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
-        self._tint = blend(CHANGE_AMBER, palette.color(QPalette.ColorRole.Base), 0.45)
-        self._mark_tint = blend(MARK_VIOLET, palette.color(QPalette.ColorRole.Base), 0.3)
+        self._tint = blend(palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.45)
+        self._mark_tint = blend(palette.color(QPalette.ColorRole.Base), MARK_VIOLET, 0.3)
         self._dim = palette.color(QPalette.ColorRole.PlaceholderText)
 
     def _foreground(self, node: _Node, column: int) -> QColor | None:
@@ -660,38 +411,8 @@ class VariablesModel(QAbstractItemModel):
         if not is_tensor(summary):
             return summary.get("repr", "") if column == VALUE else ""
         if column == VALUE:
-            return self._value_tip(summary)
-        if column == SHAPE:
-            return tr("the size of each dimension: {n} values, {bytes} bytes", n=f"{summary['numel']:,}",
-                      bytes=f"{summary['nbytes']:,}")
-        if column in (REQUIRES_GRAD, IS_LEAF):
-            return tr(TIPS[column, bool(summary[HEADERS[column]])])
-        if column == GRAD_FN:
-            return tr(TIPS[GRAD_FN, summary["grad_fn"] is not None])
-        if column == GRAD:
-            state = node.cells[GRAD]
-            return tr(TIPS[GRAD, "not tracked" if state == "none" and not summary["requires_grad"] else state])
-        return tr(TIPS[column]) if column in TIPS else ""
-
-    def _value_tip(self, summary: dict[str, Any]) -> str:
-        lines = []
-        if summary.get("is_parameter"):
-            lines.append(tr("a Parameter: a tensor a module registered as something to learn"))
-        if summary.get("min") is not None:
-            lines.append(tr("min {min}   max {max}   mean μ {mean}   std σ {std}", min=f"{summary['min']:.6g}",
-                            max=f"{summary['max']:.6g}", mean=f"{summary['mean']:.6g}", std=f"{summary['std']:.6g}"))
-        if summary.get("nan"):
-            lines.append(tr("{n} values are NaN (not a number): a 0/0, inf − inf or log of a negative "
-                            "happened upstream", n=summary["nan"]))
-        if summary.get("inf"):
-            lines.append(tr("{n} values are infinite: something overflowed or divided by zero", n=summary["inf"]))
-        if summary.get("why_no_values"):
-            lines.append(summary["why_no_values"])
-        if summary.get("stats_sampled"):
-            lines.append(tr("large view: statistics (≈) come from a sample of its values, the preview is left out"))
-        elif summary.get("sampled"):
-            lines.append(tr("large tensor: statistics cover every value, the preview is left out"))
-        return "\n".join(lines)
+            return value_tip(summary)
+        return field_tip(HEADERS[column], summary)
 
 
 class VariablesView(QWidget):
@@ -724,6 +445,39 @@ class VariablesView(QWidget):
         self._tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self._tree.setMouseTracking(True)
+        self._set_up_columns()
+
+        # The strip beside the code is too narrow for ten columns: the current row is spelled out under them.
+        self.details = QLabel(self)
+        self.details.setObjectName("variables_details")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setContentsMargins(4, 0, 4, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self._filter)
+        layout.addWidget(self._tree, 1)
+        layout.addWidget(self.details)
+
+        self._expanded: set[str] = set()
+        self._restoring = False
+        self._hovered = ""
+        self._auto_name_width: int | None = None  # the Name width this view chose (the learner's own is kept)
+        self._filter.textChanged.connect(self._on_filter_text_changed)
+        self._tree.expanded.connect(self._on_tree_expanded)
+        self._tree.collapsed.connect(self._on_tree_collapsed)
+        self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
+        header = self._tree.header()
+        header.sectionResized.connect(self._on_header_section_resized)
+        header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
+        self._tree.viewport().installEventFilter(self)
+        self._show_details()
+
+    def _set_up_columns(self) -> None:
+        """Order and size the columns, and make the header's menu that shows and hides them."""
         header = self._tree.header()
         header.setStretchLastSection(False)
         header.setSectionsMovable(True)
@@ -752,34 +506,6 @@ class VariablesView(QWidget):
             action.setData(column)
             action.toggled.connect(lambda on, c=column: self._on_column_action_toggled(c, on))
             self.column_menu.addAction(action)
-
-        # The strip beside the code is too narrow for ten columns: the current row is spelled out under them.
-        self.details = QLabel(self)
-        self.details.setObjectName("variables_details")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.PlainText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details.setContentsMargins(4, 0, 4, 2)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self._filter)
-        layout.addWidget(self._tree, 1)
-        layout.addWidget(self.details)
-
-        self._expanded: set[str] = set()
-        self._restoring = False
-        self._hovered = ""
-        self._auto_name_width: int | None = None  # the Name width this view chose (the learner's own is kept)
-        self._filter.textChanged.connect(self._on_filter_text_changed)
-        self._tree.expanded.connect(self._on_tree_expanded)
-        self._tree.collapsed.connect(self._on_tree_collapsed)
-        self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
-        header.sectionResized.connect(self._on_header_section_resized)
-        header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
-        self._tree.viewport().installEventFilter(self)
-        self._show_details()
 
     # ---- public API -------------------------------------------------------------------------
 

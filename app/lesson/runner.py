@@ -47,6 +47,7 @@ from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, rais
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
 from app.process_tree import become_subreaper, end_descendants
+from app.value_fingerprint import value_fingerprint
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
@@ -798,20 +799,6 @@ class LessonRunner:
         if params.get("grad"):
             tensor = tensor.grad
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}
-
-
-def value_fingerprint(summary: dict[str, Any]) -> Any:
-    """What makes two summaries the same value: the data and autograd state, not the object identity."""
-    def plain(item: Any) -> Any:
-        if isinstance(item, dict):
-            return tuple((k, plain(v)) for k, v in item.items() if k not in ("id", "version"))
-        if isinstance(item, list):
-            return tuple(plain(v) for v in item)
-        if hasattr(item, "tobytes"):
-            return (str(getattr(item, "dtype", "")), getattr(item, "shape", ()), item.tobytes())
-        return item
-
-    return plain(summary)
 
 
 def _open_channel() -> Channel:
