@@ -1,5 +1,9 @@
 """The variables of the paused frame as a tree, one dense lovely-tensors row per tensor.
 
+The rows, their texts and what changed are :class:`app.variable_rows.VariableRows`, Qt-free;
+:class:`VariablesModel` shows them to Qt and :class:`VariablesView` is the filter box, the tree
+and the details line.
+
 Features
 --------
 - Locals and Globals apart (a module frame shows its variables alone); a filter box matches
@@ -30,7 +34,7 @@ Features
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
@@ -38,26 +42,25 @@ from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication,
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 from app.i18n import N_, tr
-from app.value_text import GRAD_STATES, describe_change, field_tip, grad_state, is_tensor, summary_line, value_tip
-from app.value_tree import GLOBALS, LOCALS, child_path, children, groups, summaries_by_path
+from app.value_text import is_tensor
+from app.variable_rows import (
+    DEVICE,
+    DTYPE,
+    GRAD,
+    GRAD_FN,
+    HEADER_TIPS,
+    HEADERS,
+    IS_LEAF,
+    NAME,
+    REQUIRES_GRAD,
+    SHAPE,
+    VALUE,
+    VERSION,
+    Row,
+    VariableRows,
+)
 from widgets.colours import blend
 
-NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
-#: Column headers: "Name" and "Value" are words (translated when shown), the others PyTorch's names.
-HEADERS = [N_("Name"), N_("Value"), "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad",
-           "_version"]
-HEADER_TIPS = [
-    N_("the variable, or the expression that reaches an item inside it"),
-    N_("a one-line summary: type, shape, dtype, mean μ and spread σ, the first values"),
-    N_("the size of each dimension"),
-    N_("the type of each element"),
-    N_("where the values live (cpu memory or a GPU)"),
-    N_("whether autograd records the operations done with this tensor"),
-    N_("whether this tensor was created directly rather than computed from others"),
-    N_("the autograd node that produced this tensor"),
-    N_("what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf"),
-    N_("how many times the tensor was changed in place"),
-]
 INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
 #: The grad-state columns come right after the name, before the value, so a pane as narrow as
 #: the default one at 1280 px shows them all (lesson 11 asks the learner to watch ``_version``).
@@ -87,82 +90,34 @@ CHANGE_AMBER = QColor("#ffc94d")
 MARK_VIOLET = QColor("#7c3aed")
 ALARM_RED = QColor("#c62828")
 
-class _Node:
-    """One row of the tree: its cell texts are computed once, when the snapshot arrives."""
-
-    __slots__ = ("name", "path", "expression", "summary", "parent", "row", "children", "cells", "change", "top")
-
-    def __init__(self, name: str, path: str, expression: str | None, summary: dict[str, Any] | None,
-                 parent: _Node | None, top: str) -> None:
-        self.name = name
-        self.path = path
-        self.expression = expression
-        self.summary = summary
-        self.parent = parent
-        self.row = len(parent.children) if parent is not None else 0
-        self.children: list[_Node] = []
-        self.cells: list[str] = [name] + [""] * (len(HEADERS) - 1)
-        self.change = ""
-        self.top = top
-
-    def walk(self) -> Iterator[_Node]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-
-def _fill_tensor_cells(node: _Node, summary: dict[str, Any]) -> None:
-    cells = node.cells
-    cells[SHAPE] = f"[{', '.join(map(str, summary['shape']))}]"
-    cells[DTYPE] = summary["dtype"]
-    cells[DEVICE] = summary["device"]
-    cells[REQUIRES_GRAD] = str(summary["requires_grad"])
-    cells[IS_LEAF] = str(summary["is_leaf"])
-    cells[GRAD_FN] = summary["grad_fn"] or "None"
-    cells[GRAD] = grad_state(summary)
-    cells[VERSION] = str(summary["version"])
-
-
 class VariablesModel(QAbstractItemModel):
-    """A tree over a pause's variables: groups, variables, and the items inside them.
+    """The Qt tree model over :class:`~app.variable_rows.VariableRows`: its rows, tinted, coloured and in bold.
 
     Parameters
     ----------
+    rows
+        The rows it shows; it follows their events.
     parent
         The Qt parent.
 
     Notes
     -----
     Each row's path (``Locals:xs[0]``) is stable across pauses, so a view can restore its
-    expanded rows and current row after :meth:`set_snapshot` resets the model.
+    expanded rows and current row after the rows are replaced (a model reset).
     """
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, rows: VariableRows, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._root = _Node("", "", None, None, None, "")
-        self._by_path: dict[str, _Node] = {}
-        self._vars: dict[str, Any] = {}
-        self._globals: dict[str, Any] = {}
-        # Summaries by path of the step before the shown one; None when there is nothing to compare with.
-        self._previous: dict[str, dict[str, Any]] | None = None
-        self._filter = ""
+        self.rows = rows
         self._marked: set[str] = set()
         self._bold = QFont()
         self._bold.setBold(True)
         self._set_colours()
+        rows.about_to_be_replaced.connect(self._on_rows_about_to_be_replaced)
+        rows.replaced.connect(self._on_rows_replaced)
+        rows.refilled.connect(self._on_rows_refilled)
 
     # ---- public API -------------------------------------------------------------------------
-
-    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any],
-                     before: dict[str, Any] | None = None) -> bool:
-        """Show a pause's variables; rows differing from ``before``'s (a pause's ``vars`` and ``globals``) are marked.
-
-        Returns whether the rows were laid out anew (other names), not only given new values.
-        """
-        self._previous = summaries_by_path(before["vars"], before.get("globals") or {}) \
-            if before is not None else None
-        self._vars, self._globals = variables, globals_
-        return self._rebuild()
 
     def mark_variables(self, names: list[str]) -> None:
         """Tint the rows of ``names`` (the variables behind a graph node under the mouse); [] clears."""
@@ -179,127 +134,50 @@ class VariablesModel(QAbstractItemModel):
                                               self.index(self.rowCount(parent) - 1, self.columnCount() - 1, parent),
                                               [Qt.ItemDataRole.BackgroundRole])
 
-    def set_filter(self, text: str) -> bool:
-        """Show only variables whose name (or an item's or parameter's name) contains ``text``, ignoring case."""
-        self._filter = text.strip().lower()
-        return self._rebuild()
-
-    def clear(self) -> bool:
-        """Show nothing and forget the previous snapshot."""
-        self._previous = None
-        self._vars, self._globals = {}, {}
-        return self._rebuild()
-
     def index_for_path(self, path: str) -> QModelIndex:
         """The index of the row with ``path`` (column 0), or an invalid index."""
-        node = self._by_path.get(path)
-        return self.createIndex(node.row, 0, node) if node is not None else QModelIndex()
-
-    def name_width(self, metrics: QFontMetrics, indentation: int) -> int:
-        """Pixels the Name column needs for every row of the tree, nested rows indented."""
-        def width(node: _Node, depth: int) -> int:
-            own = metrics.horizontalAdvance(node.name) + indentation * depth
-            return max([own, *(width(child, depth + 1) for child in node.children)])
-
-        return max((width(node, 1) for node in self._root.children), default=0)
+        row = self.rows.row(path)
+        return self.createIndex(row.row, 0, row) if row is not None else QModelIndex()
 
     def paths(self) -> list[str]:
         """Every row's path, in tree order."""
-        return [node.path for node in self._root.walk()][1:]
+        return self.rows.paths()
 
-    def text_widths(self, measure: Callable[[str, bool], int], columns: list[int]) -> dict[int, int]:
-        """Pixels the longest text of each of ``columns`` takes over every row, as ``measure(text, bold)`` says."""
-        widths = dict.fromkeys(columns, 0)
-        for node in self._root.walk():
-            bold = bool(node.change) or node.summary is None
-            for column in columns:
-                text = self._shown(node, column)
-                if text:
-                    widths[column] = max(widths[column], measure(text, bold))
-        return widths
+    def words_changed(self) -> None:
+        """The interface language changed: group rows, grad states and containers' counts are drawn again in it."""
+        self.rows.retranslate()
+        self.layoutAboutToBeChanged.emit()
+        self.layoutChanged.emit()
 
-    # ---- building ---------------------------------------------------------------------------
+    # ---- handlers ---------------------------------------------------------------------------
 
-    def _rebuild(self) -> bool:
-        """Build the rows for the snapshot and filter; returns whether the model was reset.
-
-        At most pauses the rows are the same variables with new values: then the nodes the
-        view's indexes point at take the new contents and ``dataChanged`` says so, which keeps
-        expansions, the current row and the scroll position without a reset (a reset made the
-        view lay out and re-query every row: 5 ms of each step with 20 tensors in scope).
-        """
-        root = _Node("", "", None, None, None, "")
-        for group, namespace in groups(self._vars, self._globals):
-            parent = root
-            if group:
-                parent = _Node(group, group, None, None, root, "")
-            for name, summary in namespace.items():
-                self._add(parent, name, f"{group}:{name}", name, summary, name, child=False)
-            if group and parent.children:
-                root.children.append(parent)
-        if self._filter:
-            self._apply_filter(root)
-        self._set_colours()
-        old, new = list(self._root.walk()), list(root.walk())
-        if len(old) == len(new) and all(a.path == b.path for a, b in zip(old, new, strict=True)) and len(old) > 1:
-            for kept, fresh in zip(old, new, strict=True):
-                kept.name, kept.expression, kept.summary = fresh.name, fresh.expression, fresh.summary
-                kept.cells, kept.change, kept.top = fresh.cells, fresh.change, fresh.top
-            self._rows_changed(self._root)
-            return False
+    def _on_rows_about_to_be_replaced(self) -> None:
         self.beginResetModel()
-        self._root = root
-        self._by_path = {node.path: node for node in root.walk()}
-        self.endResetModel()
-        return True
 
-    def _rows_changed(self, parent: _Node) -> None:
+    def _on_rows_replaced(self) -> None:
+        self._set_colours()
+        self.endResetModel()
+
+    def _on_rows_refilled(self) -> None:
+        self._set_colours()
+        self._rows_changed(self.rows.root)
+
+    def _rows_changed(self, parent: Row) -> None:
         """Say every row under ``parent`` changed, all columns and roles."""
         if not parent.children:
             return
-        index = QModelIndex() if parent is self._root else self.createIndex(parent.row, 0, parent)
+        index = QModelIndex() if parent is self.rows.root else self.createIndex(parent.row, 0, parent)
         self.dataChanged.emit(self.index(0, 0, index), self.index(len(parent.children) - 1, len(HEADERS) - 1, index))
         for child in parent.children:
             self._rows_changed(child)
 
-    def _add(self, parent: _Node, name: str, path: str, expression: str | None, summary: dict[str, Any],
-             top: str, child: bool) -> _Node:
-        node = _Node(name, path, expression, summary, parent, top)
-        parent.children.append(node)
-        node.cells[VALUE] = summary_line(summary)
-        if is_tensor(summary):
-            _fill_tensor_cells(node, summary)
-        for child_name, child_expr, child_summary in children(summary, expression):
-            self._add(node, child_name, child_path(path, child_name, child_expr), child_expr, child_summary,
-                      top, child=True)
-        if self._previous is not None:
-            node.change = describe_change(self._previous.get(path), summary, child)
-            inside = [c.name for c in node.children if c.change]
-            if not node.change and inside:
-                names = ", ".join(inside[:3]) + (", …" if len(inside) > 3 else "")
-                node.change = tr("changed inside: {names}", names=names)
-        return node
-
-    def _apply_filter(self, root: _Node) -> None:
-        def matches(node: _Node) -> bool:
-            return any(self._filter in n.name.lower() for n in node.walk())
-
-        parents = [g for g in root.children if g.summary is None] or [root]
-        for parent in parents:
-            parent.children = [n for n in parent.children if matches(n)]
-            for row, node in enumerate(parent.children):
-                node.row = row
-        root.children = [g for g in root.children if g.summary is not None or g.children]
-        for row, group in enumerate(root.children):
-            group.row = row
-
     # ---- Qt model interface -----------------------------------------------------------------
 
-    def _node(self, index: QModelIndex) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root
+    def _row(self, index: QModelIndex) -> Row:
+        return index.internalPointer() if index.isValid() else self.rows.root
 
     def index(self, row: int, column: int, parent: QModelIndex = ROOT) -> QModelIndex:
-        children = self._node(parent).children
+        children = self._row(parent).children
         if 0 <= row < len(children) and 0 <= column < len(HEADERS):
             return self.createIndex(row, column, children[row])
         return QModelIndex()
@@ -310,14 +188,14 @@ class VariablesModel(QAbstractItemModel):
         if not index.isValid():
             return QModelIndex()
         up = index.internalPointer().parent
-        if up is None or up is self._root:
+        if up is None or up is self.rows.root:
             return QModelIndex()
         return self.createIndex(up.row, 0, up)
 
     def rowCount(self, parent: QModelIndex = ROOT) -> int:
         if parent.isValid() and parent.column() != 0:
             return 0
-        return len(self._node(parent).children)
+        return len(self._row(parent).children)
 
     def columnCount(self, parent: QModelIndex = ROOT) -> int:
         return len(HEADERS)
@@ -337,47 +215,27 @@ class VariablesModel(QAbstractItemModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        node: _Node = index.internalPointer()
+        row: Row = index.internalPointer()
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._shown(node, column)
+            return self.rows.text(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node, column)
+            return self.rows.tooltip(row, column)
         if role == Qt.ItemDataRole.BackgroundRole:
-            if node.top in self._marked:
+            if row.top in self._marked:
                 return self._mark_tint
-            return self._tint if node.change else None
+            return self._tint if row.change else None
         if role == Qt.ItemDataRole.FontRole:
-            return self._bold if node.change or node.summary is None else None
+            return self._bold if row.change or row.summary is None else None
         if role == Qt.ItemDataRole.ForegroundRole:
-            return self._foreground(node, column)
+            return self._foreground(row, column)
         if role == PATH_ROLE:
-            return node.path
+            return row.path
         if role == EXPRESSION_ROLE:
-            return node.expression
+            return row.expression
         if role == SUMMARY_ROLE:
-            return node.summary
+            return row.summary
         return None
-
-    def words_changed(self) -> None:
-        """The interface language changed: group rows, grad states and containers' counts are drawn again in it."""
-        for node in self._root.walk():
-            if node.summary is not None and not is_tensor(node.summary):
-                node.cells[VALUE] = summary_line(node.summary)  # "list · 6 items" counts in words
-        self.layoutAboutToBeChanged.emit()
-        self.layoutChanged.emit()
-
-    def _shown(self, node: _Node, column: int) -> str:
-        """A cell in the interface's language: group rows and grad states are words; the rest is data."""
-        if node.summary is None and node.name in (LOCALS, GLOBALS) and node.parent is self._root:
-            if column == NAME:
-                return tr(node.name)
-            if column == VALUE:
-                count = len(node.children)
-                return tr("{n} variable", n=count) if count == 1 else tr("{n} variables", n=count)
-        if column == GRAD and node.cells[column] in GRAD_STATES:
-            return tr(GRAD_STATES[node.cells[column]])
-        return node.cells[column]
 
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
@@ -385,34 +243,15 @@ class VariablesModel(QAbstractItemModel):
         self._mark_tint = blend(palette.color(QPalette.ColorRole.Base), MARK_VIOLET, 0.3)
         self._dim = palette.color(QPalette.ColorRole.PlaceholderText)
 
-    def _foreground(self, node: _Node, column: int) -> QColor | None:
-        summary = node.summary
+    def _foreground(self, row: Row, column: int) -> QColor | None:
+        summary = row.summary
         if summary is None or not is_tensor(summary):
             return None
         if column in (NAME, VALUE) and (summary.get("nan") or summary.get("inf")):
             return ALARM_RED
-        if node.cells[column] in ("False", "None", "none"):
+        if row.cells[column] in ("False", "None", "none"):
             return self._dim
         return None
-
-    def _tooltip(self, node: _Node, column: int) -> str | None:
-        summary = node.summary
-        if summary is None:
-            return None
-        tip = self._cell_tip(node, summary, column)
-        if node.change:
-            tip = tr("{tip}\n\nChanged by the step that led here: {change}", tip=tip, change=node.change) if tip \
-                else tr("Changed: {change}", change=node.change)
-        return tip or None
-
-    def _cell_tip(self, node: _Node, summary: dict[str, Any], column: int) -> str:
-        if column == NAME:
-            return f"{node.expression or node.name} — {summary.get('type', '')}"
-        if not is_tensor(summary):
-            return summary.get("repr", "") if column == VALUE else ""
-        if column == VALUE:
-            return value_tip(summary)
-        return field_tip(HEADERS[column], summary)
 
 
 class VariablesView(QWidget):
@@ -422,6 +261,8 @@ class VariablesView(QWidget):
     ----------
     parent
         The Qt parent.
+    rows
+        The rows to show (a new :class:`~app.variable_rows.VariableRows` when None).
     """
 
     tensor_selected = Signal(str, dict)
@@ -429,9 +270,10 @@ class VariablesView(QWidget):
     variable_hovered = Signal(str)
     """The mouse moved onto a variable's rows (its top-level name) or off them ('')."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, rows: VariableRows | None = None) -> None:
         super().__init__(parent)
-        self.model = VariablesModel(self)
+        self.rows = rows if rows is not None else VariableRows()
+        self.model = VariablesModel(self.rows, self)
         self._filter = QLineEdit(self)
         self._filter.setObjectName("variables_filter")
         self._filter.setPlaceholderText(tr("Filter by name"))
@@ -530,7 +372,7 @@ class VariablesView(QWidget):
             what the step that led here changed, tinted. None marks nothing changed (the first
             step, another frame, another run).
         """
-        self._keep_place(lambda: self.model.set_snapshot(variables, globals_, before))
+        self._keep_place(lambda: self.rows.set_snapshot(variables, globals_, before))
 
     def retranslate(self) -> None:
         """Show the headers, the filter's placeholder and the tooltips in the current language."""
@@ -545,7 +387,7 @@ class VariablesView(QWidget):
 
     def clear(self) -> None:
         """Show no variables (the run ended or restarted)."""
-        self._keep_place(self.model.clear)
+        self._keep_place(self.rows.clear)
 
     def current_expression(self) -> str | None:
         """The expression of the current row, or None."""
@@ -586,7 +428,7 @@ class VariablesView(QWidget):
                 self._fit_columns()
                 self._show_details()
                 return
-            for path in self.model.paths():
+            for path in self.rows.paths():
                 if path in self._expanded:
                     self._tree.expand(self.model.index_for_path(path))
             if current_path is not None:
@@ -611,7 +453,7 @@ class VariablesView(QWidget):
         """
         bold = QFont(self._tree.font())
         bold.setBold(True)
-        needed = self.model.name_width(QFontMetrics(bold), self._tree.indentation()) + 12
+        needed = self.rows.name_width(QFontMetrics(bold).horizontalAdvance, self._tree.indentation()) + 12
         header = self._tree.header()
         # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
@@ -638,7 +480,7 @@ class VariablesView(QWidget):
                           and c not in self._learner_sized), key=header.visualIndex)
         if not columns:
             return
-        texts = self.model.text_widths(self._measure, columns)
+        texts = self.rows.text_widths(self._measure, columns)
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in range(len(HEADERS))
                                                     if not header.isSectionHidden(c) and c not in columns)
         if not self._tree.verticalScrollBar().isVisible():  # room for the scroll bar more rows will bring
@@ -674,7 +516,7 @@ class VariablesView(QWidget):
             self._learner_sized.add(column)  # dragged by the learner: the view leaves it as it is
 
     def _on_filter_text_changed(self, text: str) -> None:
-        self._keep_place(lambda: self.model.set_filter(text))
+        self._keep_place(lambda: self.rows.set_filter(text))
 
     def _on_tree_expanded(self, index: QModelIndex) -> None:
         self._expanded.add(index.data(PATH_ROLE))
