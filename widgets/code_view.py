@@ -17,10 +17,10 @@ Features
   spans lines is carried from line to line in the block state, and lexed lines are cached.
 - Breakpoints stay with their code: a line inserted or deleted above moves them, a line break
   typed before the code moves them down with it, and deleting the line drops them.
-- Editing as in a small IDE: monospace font, Tab inserts four spaces (indents a selection),
-  Shift+Tab dedents, Enter keeps the indentation (four more after a ``:``), Backspace in the
-  indentation removes four spaces, Ctrl+/ toggles comments, Ctrl+wheel / Ctrl++ / Ctrl+- /
-  Ctrl+0 zoom.
+- Editing as in a small IDE (:mod:`widgets.code_editing`): monospace font, Tab inserts four
+  spaces (indents a selection), Shift+Tab dedents, Enter keeps the indentation (four more after
+  a ``:``), Backspace in the indentation removes four spaces, Ctrl+/ toggles comments,
+  Ctrl+wheel / Ctrl++ / Ctrl+- / Ctrl+0 zoom.
 - Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
   note saying why under the cursor; the cursor still moves (for run-to-cursor) and
   breakpoints can still be toggled.
@@ -32,15 +32,12 @@ Features
 from __future__ import annotations
 
 import itertools
-import os
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
-    QFont,
     QFontDatabase,
     QKeyEvent,
     QKeySequence,
@@ -48,8 +45,6 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
-    QPen,
-    QPolygonF,
     QResizeEvent,
     QTextBlock,
     QTextBlockUserData,
@@ -61,15 +56,16 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainText
 
 from app.code_lines import breakpoint_line
 from app.i18n import N_, tr
+from widgets.code_editing import INDENT, edit, would_edit
+from widgets.colours import blend
+from widgets.gutter_marks import draw_arrow, draw_breakpoint, draw_breakpoint_hint, draw_cross
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
 
-INDENT = "    "
-#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 #: Background of the sub-expression whose operation just ran (step into expression), over the current line's.
 OPERATION_COLOUR = "#ffb74d"
-
+#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 LINE_COLOURS = {
     "current": "#fff1b8",
     "exception": "#ffd6d6",
@@ -92,11 +88,6 @@ LOCK_NOTE_MS = 2500
 LOCK_NOTE = N_("Read-only while the lesson runs: stop it to edit")
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
-
-
-def _mix(base: QColor, tint: QColor, amount: float) -> QColor:
-    """``base`` moved ``amount`` (0..1) of the way toward ``tint``."""
-    return QColor.fromRgbF(*(b + (t - b) * amount for b, t in zip(base.getRgbF()[:3], tint.getRgbF()[:3], strict=True)))
 
 
 class _LineToken(QTextBlockUserData):
@@ -268,7 +259,8 @@ class CodeView(QPlainTextEdit):
         if read_only:
             self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
             palette = QPalette(self._normal_palette)
-            palette.setColor(QPalette.Base, _mix(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07))
+            tint = blend(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07)
+            palette.setColor(QPalette.Base, tint)
             self.setPalette(palette)
         else:
             self.setPalette(self._normal_palette)
@@ -515,7 +507,7 @@ class CodeView(QPlainTextEdit):
     def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
         palette = self.palette()
-        painter.fillRect(event.rect(), _mix(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
+        painter.fillRect(event.rect(), blend(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
         painter.setPen(palette.color(QPalette.Mid))
         painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
         painter.setRenderHint(QPainter.Antialiasing)
@@ -574,10 +566,10 @@ class CodeView(QPlainTextEdit):
         elif control and event.key() == Qt.Key_0:
             self._zoom_to(self._base_point_size)
         elif self.isReadOnly():
-            if _edits(event):
+            if would_edit(event):
                 self._show_lock_note()
             super().keyPressEvent(event)
-        elif not self._edit(event):
+        elif not edit(self, event):
             super().keyPressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -726,145 +718,19 @@ class CodeView(QPlainTextEdit):
         self.verticalScrollBar().setValue(max(block.firstLineNumber() - rows // 3, 0))
 
     def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
-        radius = min(cell.width(), cell.height()) * 0.36
-        centre = cell.center()
         if line in self._breakpoints:
-            painter.setPen(QColor(LINE_COLOURS["breakpoint_edge"]))
-            painter.setBrush(QColor(LINE_COLOURS["breakpoint"]))
-            painter.drawEllipse(centre, radius, radius)
-            if self._breakpoints[line] is not None:
-                font = QFont(self.font())
-                font.setBold(True)
-                font.setPixelSize(max(int(radius * 1.7), 6))
-                painter.setFont(font)
-                painter.setPen(Qt.white)
-                painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
-                                 Qt.AlignCenter, "?")
+            font = self.font() if self._breakpoints[line] is not None else None
+            draw_breakpoint(painter, cell, LINE_COLOURS["breakpoint"], LINE_COLOURS["breakpoint_edge"], font)
         elif line == self._gutter.hover_line:
-            hint = QColor(LINE_COLOURS["breakpoint"])
-            hint.setAlpha(70)
-            painter.setPen(Qt.NoPen)
-            painter.setBrush(hint)
-            painter.drawEllipse(centre, radius, radius)
+            draw_breakpoint_hint(painter, cell, LINE_COLOURS["breakpoint"])
 
     def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
         if self._current and self._current[0] == line:
-            colour, event = LINE_COLOURS["current_arrow"], self._current[1]
+            draw_arrow(painter, cell, LINE_COLOURS["current_arrow"], self._current[1])
         elif self._previous == line:
-            colour, event = LINE_COLOURS["previous_arrow"], "line"
-        elif self._error == line:  # a red cross
-            painter.setPen(QPen(QColor(LINE_COLOURS["current_arrow"]), 2.0))
-            half = min(cell.width(), cell.height()) * 0.25
-            painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
-            painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
-            return
-        else:
-            return
-        # An arrow pointing right in a unit box, turned for the event: down into a call, back on a return.
-        arrow = QPolygonF([QPointF(x, y) for x, y in
-                           ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))])
-        painter.save()
-        painter.translate(cell.center())
-        painter.rotate({"call": 45, "return": 180}.get(event, 0))
-        scale = min(cell.width(), cell.height()) * 0.45
-        painter.scale(scale, scale)
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor(colour))
-        painter.drawPolygon(arrow)
-        painter.restore()
-
-    # -- editing ------------------------------------------------------------------------------
-
-    def _edit(self, event: QKeyEvent) -> bool:
-        """Handle the keys that edit like an IDE; False leaves the key to Qt."""
-        key, modifiers = event.key(), event.modifiers()
-        if key == Qt.Key_Tab and not modifiers & (Qt.ControlModifier | Qt.AltModifier):
-            self._indent()
-        elif key == Qt.Key_Backtab:
-            self._change_lines(lambda text: text[min(len(text) - len(text.lstrip(" ")), len(INDENT)):])
-        elif key in (Qt.Key_Return, Qt.Key_Enter) and not modifiers & Qt.ControlModifier:
-            self._new_line()
-        elif key == Qt.Key_Backspace and not modifiers and not self.textCursor().hasSelection():
-            return self._dedent_blank()
-        elif key == Qt.Key_Slash and modifiers & Qt.ControlModifier:
-            self._toggle_comment()
-        else:
-            return False
-        return True
-
-    def _indent(self) -> None:
-        cursor = self.textCursor()
-        if cursor.hasSelection() and len(self._selected_blocks()) > 1:
-            self._change_lines(lambda text: INDENT + text if text.strip() else text)
-        else:
-            cursor.insertText(" " * (len(INDENT) - cursor.positionInBlock() % len(INDENT)))
-
-    def _new_line(self) -> None:
-        """Break the line, keeping the indentation: one level more after a ``:``, one less after return/pass/..."""
-        cursor = self.textCursor()
-        before = cursor.block().text()[:cursor.positionInBlock()]
-        indent = before[:len(before) - len(before.lstrip())]
-        code = before.split("#", 1)[0].rstrip()
-        if code.endswith(":"):
-            indent += INDENT
-        elif code.strip().split(" ", 1)[0] in ("return", "pass", "break", "continue", "raise"):
-            indent = indent[:-len(INDENT)]
-        cursor.insertText("\n" + indent)
-        self.ensureCursorVisible()
-
-    def _dedent_blank(self) -> bool:
-        """Backspace in a line's indentation removes up to the previous indent stop."""
-        cursor = self.textCursor()
-        before = cursor.block().text()[:cursor.positionInBlock()]
-        if not before or before.strip(" "):
-            return False
-        cursor.movePosition(QTextCursor.Left, QTextCursor.KeepAnchor, (len(before) - 1) % len(INDENT) + 1)
-        cursor.removeSelectedText()
-        return True
-
-    def _toggle_comment(self) -> None:
-        texts = [self.document().findBlockByNumber(number).text() for number in self._selected_blocks()]
-        code = [text for text in texts if text.strip()]
-        if not code:
-            return
-        if all(text.lstrip().startswith("#") for text in code):
-            self._change_lines(_uncommented)
-        else:
-            column = min(len(text) - len(text.lstrip()) for text in code)
-            self._change_lines(lambda text: text[:column] + "# " + text[column:] if text.strip() else text)
-
-    def _selected_blocks(self) -> list[int]:
-        """Numbers of the blocks the selection covers (the cursor's block without one)."""
-        cursor = self.textCursor()
-        document = self.document()
-        first = document.findBlock(cursor.selectionStart()).blockNumber()
-        end = document.findBlock(cursor.selectionEnd())
-        last = end.blockNumber()
-        if cursor.hasSelection() and last > first and cursor.selectionEnd() == end.position():
-            last -= 1  # a selection ending at a line's start does not take that line
-        return list(range(first, last + 1))
-
-    def _change_lines(self, change: Callable[[str], str]) -> None:
-        """Rewrite each selected line with ``change``, as one undo step, keeping the lines selected."""
-        numbers = self._selected_blocks()
-        document = self.document()
-        cursor = QTextCursor(document)
-        cursor.beginEditBlock()
-        for number in numbers:
-            block = document.findBlockByNumber(number)
-            new = change(block.text())
-            if new != block.text():
-                # Edit only the changed head or tail, so that cursors (and breakpoints) in the rest stay put.
-                head = len(os.path.commonprefix([block.text(), new]))
-                cursor.setPosition(block.position() + head)
-                cursor.setPosition(block.position() + len(block.text()), QTextCursor.KeepAnchor)
-                cursor.insertText(new[head:])
-        cursor.endEditBlock()
-        if len(numbers) > 1:
-            selection = QTextCursor(document.findBlockByNumber(numbers[0]))
-            last = document.findBlockByNumber(numbers[-1])
-            selection.setPosition(last.position() + len(last.text()), QTextCursor.KeepAnchor)
-            self.setTextCursor(selection)
+            draw_arrow(painter, cell, LINE_COLOURS["previous_arrow"], "line")
+        elif self._error == line:
+            draw_cross(painter, cell, LINE_COLOURS["current_arrow"])
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -914,18 +780,3 @@ class CodeView(QPlainTextEdit):
 
     def _in_text(self, line: int | None) -> bool:
         return line is not None and 1 <= line <= self.blockCount()
-
-
-def _edits(event: QKeyEvent) -> bool:
-    """Whether ``event`` would change the text of an editable view."""
-    return (event.key() in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_Backspace, Qt.Key_Delete, Qt.Key_Tab)
-            or any(event.matches(key) for key in (QKeySequence.Paste, QKeySequence.Cut, QKeySequence.Undo))
-            or (event.text().isprintable() and bool(event.text()) and not event.modifiers() & Qt.ControlModifier))
-
-
-def _uncommented(text: str) -> str:
-    """``text`` without the ``#`` (and one space after it) that starts its code."""
-    body = text.lstrip()
-    if not body.startswith("#"):
-        return text
-    return text[:len(text) - len(body)] + body[2 if body.startswith("# ") else 1:]
