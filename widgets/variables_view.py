@@ -85,10 +85,13 @@ SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 3
 
 #: The invalid index that stands for the root, as a default argument.
 ROOT = QModelIndex()
+#: The tint of the rows the step that led here changed.
 CHANGE_AMBER = QColor("#ffc94d")
 #: The graph view's highlight: rows of the variables behind the node under the mouse.
 MARK_VIOLET = QColor("#7c3aed")
+#: The value of a tensor holding NaN or Inf.
 ALARM_RED = QColor("#c62828")
+
 
 class VariablesModel(QAbstractItemModel):
     """The Qt tree model over :class:`~app.variable_rows.VariableRows`: its rows, tinted, coloured and in bold.
