@@ -11,8 +11,9 @@ from app.graph_model import GraphModel
 from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import Summarizer
+from app.value_text import value_text
 from app.workspace import LESSONS_DIR
-from widgets.backward_panel import ACCUMULATED_NOTE, FREED_NOTE, BackwardPanel, value_text
+from widgets.backward_panel import ACCUMULATED_NOTE, FREED_NOTE, BackwardPanel
 
 
 class Frame:
@@ -311,14 +312,6 @@ def test_requests_are_off_while_the_lesson_runs(panel, qtbot):
     panel.clear()
     assert roots(panel) == [] and not panel.backward_tab.backward_button.isEnabled()
     assert panel.replay_bar.isHidden()
-
-
-def test_value_text_is_compact():
-    summarize = Summarizer().summarize
-    assert value_text(summarize(torch.tensor(3.5))) == "3.5"
-    assert value_text(summarize(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))) == "[[1, 2], [3, 4]]"
-    big = value_text(summarize(torch.zeros(64, 32)))
-    assert big.startswith("[64, 32] μ=0")
 
 
 def test_the_grad_form_keeps_the_graph_the_lessons_next_line_needs(open_window, qtbot):

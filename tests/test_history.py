@@ -453,15 +453,15 @@ def test_while_recording_each_print_is_kept_at_the_step_it_was_printed_at_howeve
 def test_text_left_to_read_is_counted_on_pipes_only(tmp_path):
     """A recorded pause waits for the app to read the lesson's text: a file the lesson put on fd 1 or
     2 has bytes ahead of its position that no one reads, and must not hold the recording up."""
-    from app.lesson.runner import _unread
+    from app.lesson.lesson_io import unread
 
     read_end, write_end = os.pipe()
     try:
-        assert _unread(write_end) == 0
+        assert unread(write_end) == 0
         os.write(write_end, b"printed\n")
-        assert _unread(write_end) == 8
+        assert unread(write_end) == 8
         os.read(read_end, 8)
-        assert _unread(write_end) == 0
+        assert unread(write_end) == 0
     finally:
         os.close(read_end)
         os.close(write_end)
@@ -469,5 +469,5 @@ def test_text_left_to_read_is_counted_on_pipes_only(tmp_path):
     path.write_bytes(b"bytes ahead of the position")
     with open(path, "r+b") as file:
         fd = file.fileno()
-        assert _unread(fd) == 0
-    assert _unread(fd) == 0  # closed
+        assert unread(fd) == 0
+    assert unread(fd) == 0  # closed

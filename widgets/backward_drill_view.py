@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButto
 
 from app.backward_drill import AnswerError, BackwardDrill, DrillQuestion, DrillVerdict, question_lines, verdict_text
 from app.i18n import N_, tr
+from widgets.colours import readable_color
 from widgets.translated_texts import TranslatedTexts
-from widgets.watch_view import readable_color
 
 SKIPPED = N_("Skipped {name}: not judged, nothing recorded.")
 

@@ -46,20 +46,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.backward_drill import BackwardDrill, array_text
+from app.backward_drill import BackwardDrill
 from app.backward_form import BackwardForm
 from app.graph_model import GraphModel
 from app.i18n import N_, tr
 from app.messages import RESULTS_NAME
 from app.progress import Progress
 from app.result_basis import STALE_WHAT
+from app.value_text import full_text, value_text
 from widgets.backward_forms import BackwardTab, GradTab
+from widgets.colours import change_highlight, readable_color
 from widgets.error_card import ErrorCard
 from widgets.replay_bar import ReplayBar
-from widgets.watch_view import change_highlight, readable_color
 
-#: Tensors with at most this many elements show every value; larger ones show shape, μ and σ.
-INLINE_VALUES = 8
 #: From this width on, the form and the results sit side by side.
 SIDE_BY_SIDE_WIDTH = 560
 #: Below this height a narrow panel scrolls the replay controls under the results, and a drill's question
@@ -87,33 +86,6 @@ PREVIEW_NOTE = N_("preview: nothing changed in the lesson; Run backward() would 
 EARLIER_TEXT = N_("From an earlier pause: the graph and the .grad values it shows have not changed since.")
 EARLIER_GRAD_TEXT = N_("From an earlier pause: the graph has not changed since, but {results} belonged to that "
                        "pause (compute again to use the results in expressions).")
-
-
-def value_text(summary: Mapping[str, Any] | None) -> str:
-    """A tensor summary's values in one short line: ``[1, 2]``, ``3.5``, or ``[64, 32] μ=0.01 σ=0.2``."""
-    if summary is None:
-        return "None"
-    values = summary.get("values")
-    shape = list(summary.get("shape", []))
-    if values is not None and summary.get("numel", 0) <= INLINE_VALUES and not summary.get("sampled"):
-        return array_text(values)
-    head = f"[{', '.join(map(str, shape))}]"
-    if summary.get("mean") is None:
-        return head
-    return f"{head} μ={_number(summary['mean'])} σ={_number(summary['std'])}"
-
-
-def full_text(summary: Mapping[str, Any] | None) -> str:
-    """A tensor summary's values, up to a few hundred of them, for a tooltip."""
-    if summary is None or summary.get("values") is None:
-        return value_text(summary)
-    text = np.array2string(np.asarray(summary["values"]), separator=", ", threshold=200,
-                           formatter={"float_kind": _number})
-    return f"{text}\n{tr('(a sample of the values)')}" if summary.get("sampled") else text
-
-
-def _number(value: float) -> str:
-    return f"{value:.4g}"
 
 
 def _same(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> bool:

@@ -17,15 +17,15 @@ Features
   spans lines is carried from line to line in the block state, and lexed lines are cached.
 - Breakpoints stay with their code: a line inserted or deleted above moves them, a line break
   typed before the code moves them down with it, and deleting the line drops them.
-- Editing as in a small IDE: monospace font, Tab inserts four spaces (indents a selection),
-  Shift+Tab dedents, Enter keeps the indentation (four more after a ``:``), Backspace in the
-  indentation removes four spaces, Ctrl+/ toggles comments, Ctrl+wheel / Ctrl++ / Ctrl+- /
-  Ctrl+0 zoom.
+- Editing as in a small IDE (:mod:`widgets.code_editing`): monospace font, Tab inserts four
+  spaces (indents a selection), Shift+Tab dedents, Enter keeps the indentation (four more after
+  a ``:``), Backspace in the indentation removes four spaces, Ctrl+/ toggles comments,
+  Ctrl+wheel / Ctrl++ / Ctrl+- / Ctrl+0 zoom.
 - Read-only while a lesson runs: the background is tinted, and a key that would edit shows a
   note saying why under the cursor; the cursor still moves (for run-to-cursor) and
   breakpoints can still be toggled.
-- Hovering a line emits :attr:`CodeView.line_hovered`, and the character under the mouse
-  :attr:`CodeView.position_hovered` (the graph outlines the nodes the line or the operation there made);
+- Hovering the text emits :attr:`CodeView.position_hovered`, the line and the character under the mouse
+  (the graph outlines the nodes the line or the operation there made);
   :meth:`CodeView.select_span` selects an operation's sub-expression.
 """
 
@@ -38,7 +38,6 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, S
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
-    QFont,
     QFontDatabase,
     QKeyEvent,
     QKeySequence,
@@ -46,8 +45,6 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
-    QPen,
-    QPolygonF,
     QResizeEvent,
     QTextBlock,
     QTextBlockUserData,
@@ -60,15 +57,16 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainText
 from app.code_lines import breakpoint_line
 from app.i18n import N_, tr
 from app.shown_step import Step
-from widgets.code_editing import INDENT, IdeEditing, edits
+from widgets.code_editing import INDENT, edit, would_edit
+from widgets.colours import blend
+from widgets.gutter_marks import draw_arrow, draw_breakpoint, draw_breakpoint_hint, draw_cross
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
 
-#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 #: Background of the sub-expression whose operation just ran (step into expression), over the current line's.
 OPERATION_COLOUR = "#ffb74d"
-
+#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
 LINE_COLOURS = {
     "current": "#fff1b8",
     "exception": "#ffd6d6",
@@ -91,11 +89,6 @@ LOCK_NOTE_MS = 2500
 LOCK_NOTE = N_("Read-only while the lesson runs: stop it to edit")
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
-
-
-def _mix(base: QColor, tint: QColor, amount: float) -> QColor:
-    """``base`` moved ``amount`` (0..1) of the way toward ``tint``."""
-    return QColor.fromRgbF(*(b + (t - b) * amount for b, t in zip(base.getRgbF()[:3], tint.getRgbF()[:3], strict=True)))
 
 
 class _LineToken(QTextBlockUserData):
@@ -128,7 +121,7 @@ class _Gutter(QWidget):
         self.setCursor(Qt.PointingHandCursor)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
-        self._paint(event)
+        self._view._paint_gutter(self, event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         line = self._view._line_at(event.position().y())
@@ -148,7 +141,7 @@ class _Gutter(QWidget):
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
         line = self._view._line_at(event.pos().y())
         if line is not None:
-            menu = self.menu(line)
+            menu = self._view._gutter_menu(line)
             menu.exec(event.globalPos())
             menu.deleteLater()
 
@@ -158,122 +151,9 @@ class _Gutter(QWidget):
             if line is None:
                 QToolTip.hideText()
             else:
-                QToolTip.showText(event.globalPos(), self.tip(line), self)
+                QToolTip.showText(event.globalPos(), self._view._gutter_tip(line), self)
             return True
         return super().event(event)
-
-    def menu(self, line: int) -> QMenu:
-        """The right-click menu of ``line``'s gutter."""
-        view = self._view
-        menu = QMenu(self)
-        if line in view._breakpoints:
-            menu.addAction(tr("Edit condition…"), lambda: view.edit_condition(line))
-            menu.addAction(tr("Remove breakpoint"), lambda: view.toggle_breakpoint(line))
-        else:
-            menu.addAction(tr("Add breakpoint"), lambda: view.toggle_breakpoint(line))
-            menu.addAction(tr("Add conditional breakpoint…"), lambda: view.edit_condition(line))
-        return menu
-
-    def tip(self, line: int) -> str:
-        """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
-        view = self._view
-        tips = []
-        if view._current and view._current[0] == line:
-            tips.append(f"<b>{tr(EVENT_TIPS.get(view._current[1], EVENT_TIPS['line']))}</b>")
-        if view._previous == line:
-            tips.append(tr("Just ran"))
-        if view._error == line:
-            tips.append(tr("The error points here"))
-        if line not in view._breakpoints:
-            tips.append(tr("Click: add a breakpoint; right-click: a conditional one"))
-        elif view._breakpoints[line] is None:
-            tips.append(tr("Breakpoint. Click: remove; right-click: add a condition"))
-        else:
-            condition = view._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
-            tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
-        return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
-
-    def _paint(self, event: QPaintEvent) -> None:
-        view, gutter = self._view, self
-        painter = QPainter(gutter)
-        palette = view.palette()
-        painter.fillRect(event.rect(), _mix(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
-        painter.setPen(palette.color(QPalette.Mid))
-        painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
-        painter.setRenderHint(QPainter.Antialiasing)
-        mark = view._mark_width()
-        number_colour = palette.color(QPalette.PlaceholderText)
-        line_height = view.fontMetrics().height()
-        plain, bold = view.font(), view.font()
-        bold.setBold(True)
-        text_colour = palette.color(QPalette.Text)
-        current_line = view._current[0] if view._current is not None else None
-        number_width = gutter.width() - 2 * mark - 4
-        block = view.firstVisibleBlock()
-        top = view.blockBoundingGeometry(block).translated(view.contentOffset()).top()
-        while block.isValid() and top <= event.rect().bottom():
-            line = block.blockNumber() + 1
-            if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
-                current = line == current_line  # the paused line's number in bold
-                painter.setFont(bold if current else plain)  # fonts made once: the marks below change them
-                painter.setPen(text_colour if current else number_colour)
-                painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
-                                 str(line))
-                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
-                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
-            top += view.blockBoundingRect(block).height()
-            block = block.next()
-        painter.end()
-
-    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
-        view = self._view
-        radius = min(cell.width(), cell.height()) * 0.36
-        centre = cell.center()
-        if line in view._breakpoints:
-            painter.setPen(QColor(LINE_COLOURS["breakpoint_edge"]))
-            painter.setBrush(QColor(LINE_COLOURS["breakpoint"]))
-            painter.drawEllipse(centre, radius, radius)
-            if view._breakpoints[line] is not None:
-                font = QFont(view.font())
-                font.setBold(True)
-                font.setPixelSize(max(int(radius * 1.7), 6))
-                painter.setFont(font)
-                painter.setPen(Qt.white)
-                painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
-                                 Qt.AlignCenter, "?")
-        elif line == self.hover_line:
-            hint = QColor(LINE_COLOURS["breakpoint"])
-            hint.setAlpha(70)
-            painter.setPen(Qt.NoPen)
-            painter.setBrush(hint)
-            painter.drawEllipse(centre, radius, radius)
-
-    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
-        view = self._view
-        if view._current and view._current[0] == line:
-            colour, event = LINE_COLOURS["current_arrow"], view._current[1]
-        elif view._previous == line:
-            colour, event = LINE_COLOURS["previous_arrow"], "line"
-        elif view._error == line:  # a red cross
-            painter.setPen(QPen(QColor(LINE_COLOURS["current_arrow"]), 2.0))
-            half = min(cell.width(), cell.height()) * 0.25
-            painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
-            painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
-            return
-        else:
-            return
-        # An arrow pointing right in a unit box, turned for the event: down into a call, back on a return.
-        arrow = QPolygonF([QPointF(x, y) for x, y in
-                           ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))])
-        painter.save()
-        painter.translate(cell.center())
-        painter.rotate({"call": 45, "return": 180}.get(event, 0))
-        scale = min(cell.width(), cell.height()) * 0.45
-        painter.scale(scale, scale)
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(QColor(colour))
-        painter.drawPolygon(arrow)
-        painter.restore()
 
 
 class CodeView(QPlainTextEdit):
@@ -291,8 +171,6 @@ class CodeView(QPlainTextEdit):
     """The breakpoints changed (toggled, given a condition, moved or dropped by an edit); carries {line: condition}."""
     source_edited = Signal()
     """The learner changed the text (typing, pasting, undo); :meth:`set_source` does not emit it."""
-    line_hovered = Signal(int)
-    """The mouse moved onto a line of the text (1-based), or off every line (0)."""
     position_hovered = Signal(int, int)
     """The mouse moved onto a character: its line (1-based) and UTF-8 byte column (0-based, as
     ``co_positions``); -1 past the line's end; ``(0, -1)`` off the text."""
@@ -300,6 +178,7 @@ class CodeView(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("code_view")
+        self._name_for_screen_readers()
         self._path: str | None = None
         self._text: str | None = ""
         self._entries: list[_Breakpoint] = []
@@ -308,9 +187,6 @@ class CodeView(QPlainTextEdit):
         self._current: tuple[int, str] | None = None
         self._previous: int | None = None
         self._error: int | None = None
-        self._hovered_line = 0
-        self.setAccessibleName(tr("Code"))
-        self._editing = IdeEditing(self)
         self._hovered_position = (0, -1)
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
@@ -366,12 +242,15 @@ class CodeView(QPlainTextEdit):
         """Label the folded notes cells in ``language`` (``en`` or ``zh``)."""
         self.notes_folding.set_language(language)
 
-    def retranslate(self) -> None:
-        """Set the view's own texts again in the current language (the folded notes redraw with it)."""
-        self._lock_label.setText(tr(self._lock_note))
+    def _name_for_screen_readers(self) -> None:
         self.setAccessibleName(tr("Code"))
         self.setAccessibleDescription(tr("The lesson's code. F9 sets a breakpoint on the cursor's line; F10 runs "
                                          "the line the run is paused on."))
+
+    def retranslate(self) -> None:
+        """Set the view's own texts again in the current language (the folded notes redraw with it)."""
+        self._lock_label.setText(tr(self._lock_note))
+        self._name_for_screen_readers()
         self.viewport().update()
 
     def fold_notes(self, folded: bool = True) -> None:
@@ -388,7 +267,8 @@ class CodeView(QPlainTextEdit):
         if read_only:
             self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
             palette = QPalette(self._normal_palette)
-            palette.setColor(QPalette.Base, _mix(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07))
+            tint = blend(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07)
+            palette.setColor(QPalette.Base, tint)
             self.setPalette(palette)
         else:
             self.setPalette(self._normal_palette)
@@ -609,8 +489,65 @@ class CodeView(QPlainTextEdit):
         geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
         return block.blockNumber() + 1 if geometry.top() <= y < geometry.bottom() else None
 
+    def _gutter_menu(self, line: int) -> QMenu:
+        """The right-click menu of ``line``'s gutter."""
+        menu = QMenu(self)
+        if line in self._breakpoints:
+            menu.addAction(tr("Edit condition…"), lambda: self.edit_condition(line))
+            menu.addAction(tr("Remove breakpoint"), lambda: self.toggle_breakpoint(line))
+        else:
+            menu.addAction(tr("Add breakpoint"), lambda: self.toggle_breakpoint(line))
+            menu.addAction(tr("Add conditional breakpoint…"), lambda: self.edit_condition(line))
+        return menu
 
+    def _gutter_tip(self, line: int) -> str:
+        """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
+        tips = []
+        if self._current and self._current[0] == line:
+            tips.append(f"<b>{tr(EVENT_TIPS.get(self._current[1], EVENT_TIPS['line']))}</b>")
+        if self._previous == line:
+            tips.append(tr("Just ran"))
+        if self._error == line:
+            tips.append(tr("The error points here"))
+        if line not in self._breakpoints:
+            tips.append(tr("Click: add a breakpoint; right-click: a conditional one"))
+        elif self._breakpoints[line] is None:
+            tips.append(tr("Breakpoint. Click: remove; right-click: add a condition"))
+        else:
+            condition = self._breakpoints[line].replace("&", "&amp;").replace("<", "&lt;")
+            tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
+        return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
 
+    def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+        painter = QPainter(gutter)
+        palette = self.palette()
+        painter.fillRect(event.rect(), blend(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
+        painter.setPen(palette.color(QPalette.Mid))
+        painter.drawLine(gutter.width() - 1, event.rect().top(), gutter.width() - 1, event.rect().bottom())
+        painter.setRenderHint(QPainter.Antialiasing)
+        mark = self._mark_width()
+        number_colour = palette.color(QPalette.PlaceholderText)
+        line_height = self.fontMetrics().height()
+        plain, bold = self.font(), self.font()
+        bold.setBold(True)
+        text_colour = palette.color(QPalette.Text)
+        current_line = self._current[0] if self._current is not None else None
+        number_width = gutter.width() - 2 * mark - 4
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid() and top <= event.rect().bottom():
+            line = block.blockNumber() + 1
+            if block.isVisible() and top + line_height >= event.rect().top():  # folded notes lines are hidden
+                current = line == current_line  # the paused line's number in bold
+                painter.setFont(bold if current else plain)  # fonts made once: the marks below change them
+                painter.setPen(text_colour if current else number_colour)
+                painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
+                                 str(line))
+                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
+                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
+            top += self.blockBoundingRect(block).height()
+            block = block.next()
+        painter.end()
 
     # -- Qt overrides -------------------------------------------------------------------------
 
@@ -643,28 +580,21 @@ class CodeView(QPlainTextEdit):
         elif control and event.key() == Qt.Key_0:
             self._zoom_to(self._base_point_size)
         elif self.isReadOnly():
-            if edits(event):
+            if would_edit(event):
                 self._show_lock_note()
             super().keyPressEvent(event)
-        elif not self._editing.key(event):
+        elif not edit(self, event):
             super().keyPressEvent(event)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         super().mouseMoveEvent(event)
         line = self._line_at(event.position().y()) or 0
-        self._hover_line(line)
         self._hover_position(line, self._column_at(event.position()) if line else -1)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Leave:
-            self._hover_line(0)
             self._hover_position(0, -1)
         return super().viewportEvent(event)
-
-    def _hover_line(self, line: int) -> None:
-        if line != self._hovered_line:
-            self._hovered_line = line
-            self.line_hovered.emit(line)
 
     def _hover_position(self, line: int, column: int) -> None:
         if (line, column) != self._hovered_position:
@@ -801,7 +731,20 @@ class CodeView(QPlainTextEdit):
         # The scroll bar counts shown lines: the hidden lines of folded notes are not among them.
         self.verticalScrollBar().setValue(max(block.firstLineNumber() - rows // 3, 0))
 
+    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        if line in self._breakpoints:
+            font = self.font() if self._breakpoints[line] is not None else None
+            draw_breakpoint(painter, cell, LINE_COLOURS["breakpoint"], LINE_COLOURS["breakpoint_edge"], font)
+        elif line == self._gutter.hover_line:
+            draw_breakpoint_hint(painter, cell, LINE_COLOURS["breakpoint"])
 
+    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
+        if self._current and self._current[0] == line:
+            draw_arrow(painter, cell, LINE_COLOURS["current_arrow"], self._current[1])
+        elif self._previous == line:
+            draw_arrow(painter, cell, LINE_COLOURS["previous_arrow"], "line")
+        elif self._error == line:
+            draw_cross(painter, cell, LINE_COLOURS["current_arrow"])
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -851,4 +794,3 @@ class CodeView(QPlainTextEdit):
 
     def _in_text(self, line: int | None) -> bool:
         return line is not None and 1 <= line <= self.blockCount()
-

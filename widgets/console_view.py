@@ -34,7 +34,8 @@ from app import messages as m
 from app.i18n import N_, error_texts, tr
 from app.shown_step import Step
 from app.transcript import Entry, Transcript, shown
-from widgets.watch_view import blend, readable_color, short_dtype, summary_line
+from app.value_text import short_dtype, summary_line
+from widgets.colours import blend, readable_color
 
 #: Lines of scrollback kept by default.
 MAX_LINES = 5_000
@@ -85,7 +86,7 @@ def describe_value(summary: dict[str, Any]) -> list[str]:
         lines.append(f"  NaN: {summary.get('nan', 0)}  Inf: {summary.get('inf', 0)}")
     grad = summary.get("grad")
     if grad is not None or summary["requires_grad"]:  # a tensor outside autograd (a .grad itself) has none to show
-        lines.append("  .grad: " + ("None" if grad is None else summary_line(grad)))
+        lines.append("  .grad: " + ("None" if grad is None else summary_line(grad, alone=True)))
     return lines
 
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QFontDatabase, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.i18n import error_texts, tr
-from widgets.watch_view import blend, readable_color
+from widgets.colours import blend, readable_color
 
 
 def lesson_title(stem: str) -> str:

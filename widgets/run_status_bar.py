@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from app import messages as m
 from app.i18n import N_, tr
-from widgets.variables_view import summary_line
+from app.value_text import summary_line
 
 #: Characters of a returned value the status text shows.
 RETURNED_CHARS = 60

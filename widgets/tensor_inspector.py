@@ -50,7 +50,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import N_, tr
-from widgets.variables_view import ALARM_RED, CHANGE_AMBER, blend, grad_state
+from app.value_text import grad_state
+from widgets.colours import blend
+from widgets.variables_view import ALARM_RED, CHANGE_AMBER
 
 #: Arrays up to this many values are bar charts; longer ones are line plots.
 BAR_LIMIT = 50
@@ -128,7 +130,7 @@ class ArrayTableModel(QAbstractTableModel):
 
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
-        self._tint = blend(CHANGE_AMBER, palette.color(QPalette.ColorRole.Base), 0.55)
+        self._tint = blend(palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.55)
 
     def rowCount(self, parent: QModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else self._array.shape[0]
@@ -544,7 +546,7 @@ class TensorInspector(QWidget):
         self.note.setAutoFillBackground(True)
         note_palette = self.note.palette()
         note_palette.setColor(QPalette.ColorRole.Window,
-                              blend(CHANGE_AMBER, note_palette.color(QPalette.ColorRole.Base), 0.35))
+                              blend(note_palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.35))
         self.note.setPalette(note_palette)
         self.note.setContentsMargins(6, 2, 6, 2)
         self.slices = SliceControls(self)

@@ -1,5 +1,9 @@
 """The variables of the paused frame as a tree, one dense lovely-tensors row per tensor.
 
+The rows, their texts and what changed are :class:`app.variable_rows.VariableRows`, Qt-free;
+:class:`VariablesModel` shows them to Qt and :class:`VariablesView` is the filter box, the tree
+and the details line.
+
 Features
 --------
 - Locals and Globals apart (a module frame shows its variables alone); a filter box matches
@@ -30,32 +34,33 @@ Features
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QAbstractItemModel, QByteArray, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QMenu, QStyle, QTreeView, QVBoxLayout, QWidget
 
 from app.i18n import N_, tr
+from app.value_text import is_tensor
+from app.variable_rows import (
+    DEVICE,
+    DTYPE,
+    GRAD,
+    GRAD_FN,
+    HEADER_TIPS,
+    HEADERS,
+    IS_LEAF,
+    NAME,
+    REQUIRES_GRAD,
+    SHAPE,
+    VALUE,
+    VERSION,
+    Row,
+    VariableRows,
+)
+from widgets.colours import blend
 
-NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
-#: Column headers: "Name" and "Value" are words (translated when shown), the others PyTorch's names.
-HEADERS = [N_("Name"), N_("Value"), "shape", "dtype", "device", "requires_grad", "is_leaf", "grad_fn", "grad",
-           "_version"]
-HEADER_TIPS = [
-    N_("the variable, or the expression that reaches an item inside it"),
-    N_("a one-line summary: type, shape, dtype, mean μ and spread σ, the first values"),
-    N_("the size of each dimension"),
-    N_("the type of each element"),
-    N_("where the values live (cpu memory or a GPU)"),
-    N_("whether autograd records the operations done with this tensor"),
-    N_("whether this tensor was created directly rather than computed from others"),
-    N_("the autograd node that produced this tensor"),
-    N_("what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf"),
-    N_("how many times the tensor was changed in place"),
-]
 INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
 #: The grad-state columns come right after the name, before the value, so a pane as narrow as
 #: the default one at 1280 px shows them all (lesson 11 asks the learner to watch ``_version``).
@@ -78,339 +83,44 @@ PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 EXPRESSION_ROLE = Qt.ItemDataRole.UserRole + 2
 SUMMARY_ROLE = Qt.ItemDataRole.UserRole + 3
 
-LOCALS, GLOBALS = N_("Locals"), N_("Globals")
-#: What the grad column says for each state of ``.grad`` (the cell keeps the state; the view says it).
-GRAD_LABELS = {"has grad": N_("has grad"), "none": N_("none"), "non-leaf": N_("non-leaf"),
-               "retains grad": N_("retains grad")}
 #: The invalid index that stands for the root, as a default argument.
 ROOT = QModelIndex()
-SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
-                "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "complex64": "c64",
-                "complex128": "c128"}
-PREVIEW_VALUES = 4
+#: The tint of the rows the step that led here changed.
 CHANGE_AMBER = QColor("#ffc94d")
 #: The graph view's highlight: rows of the variables behind the node under the mouse.
 MARK_VIOLET = QColor("#7c3aed")
+#: The value of a tensor holding NaN or Inf.
 ALARM_RED = QColor("#c62828")
-
-TIPS = {
-    (REQUIRES_GRAD, True): N_("autograd records operations on this tensor so gradients can flow back to it"),
-    (REQUIRES_GRAD, False): N_("autograd does not track this tensor, so no gradient will flow back to it"),
-    (IS_LEAF, True): N_("created by you, not by an operation: backward() stores its gradient in .grad"),
-    (IS_LEAF, False): N_("computed by an operation: backward() passes its gradient on to the leaves instead of "
-                         "keeping it"),
-    (GRAD_FN, True): N_("the autograd node that made this tensor; backward() starts here"),
-    (GRAD_FN, False): N_("no grad_fn: this tensor was not produced by a recorded operation"),
-    (GRAD, "has grad"): N_(".grad holds the gradient that backward() accumulated into this tensor"),
-    (GRAD, "none"): N_("no .grad yet: it appears once backward() reaches this leaf"),
-    (GRAD, "not tracked"): N_("no .grad: the tensor does not require grad, so backward() never reaches it"),
-    (GRAD, "non-leaf"): N_("non-leaf: .grad is not kept unless retain_grad() was called"),
-    (GRAD, "retains grad"): N_("retain_grad() was called: this non-leaf keeps its .grad after backward()"),
-    VERSION: N_("_version counts in-place changes; autograd uses it to catch a saved tensor modified before "
-                "backward()"),
-    DEVICE: N_("where the values live"),
-    DTYPE: N_("the type of each element"),
-}
-
-
-def blend(colour: QColor, base: QColor, amount: float) -> QColor:
-    """``colour`` laid over ``base`` at ``amount`` opacity, so a tint suits light and dark palettes."""
-    mixed = (b * (1 - amount) + c * amount for c, b in zip(colour.getRgbF()[:3], base.getRgbF()[:3], strict=True))
-    return QColor.fromRgbF(*mixed)
-
-
-def is_tensor(summary: dict[str, Any]) -> bool:
-    """Whether a summary describes a tensor (or a Parameter)."""
-    return "dtype" in summary and "shape" in summary
-
-
-def grad_state(summary: dict[str, Any]) -> str:
-    """``has grad``, ``none``, ``non-leaf`` or ``retains grad``: what ``.grad`` holds.
-
-    A non-leaf has a ``.grad`` only after ``retain_grad()`` and a backward() that reached it.
-    """
-    if summary.get("grad") is not None:
-        return "has grad"
-    if not summary["is_leaf"]:
-        return "retains grad" if summary.get("retains_grad") else "non-leaf"
-    return "none"
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    if isinstance(value, (float, np.floating, complex, np.complexfloating)):
-        return f"{value:.3g}"
-    return str(value)
-
-
-def tensor_line(summary: dict[str, Any]) -> str:
-    """The lovely-tensors line of a tensor summary, e.g. ``tensor[2, 3] f32 μ=0.12 σ=1.03 [0.5, …]``."""
-    kind = "Parameter" if summary.get("is_parameter") or summary.get("type") == "Parameter" else "tensor"
-    dtype = SHORT_DTYPES.get(summary["dtype"], summary["dtype"])
-    shape = summary["shape"]
-    values = summary.get("values")
-    parts = [f"{kind}[{', '.join(map(str, shape))}]" if shape else kind]
-    if not shape and values is not None and np.size(values) == 1:
-        parts.append(_number(np.asarray(values).reshape(-1)[0]))
-    parts.append(dtype)
-    layout = summary.get("layout", "strided")
-    if "nnz" in summary:
-        parts.append(f"{layout} nnz={summary['nnz']:,}")
-    elif layout != "strided":
-        parts.append(layout)
-    why = summary.get("why_no_values")
-    if why and "nnz" not in summary:  # a sparse tensor's entries are its values: the nnz says enough
-        parts.append(f"· {why}")
-        return " ".join(parts)
-    if summary.get("nan"):
-        parts.append(f"NaN×{summary['nan']}")
-    if summary.get("inf"):
-        parts.append(f"Inf×{summary['inf']}")
-    if summary.get("numel", 0) == 0:
-        parts.append("empty")
-    elif shape and summary["dtype"] != "bool" and summary.get("mean") is not None:
-        eq = "≈" if summary.get("stats_sampled") else "="  # statistics of a sample of the values
-        parts.append(f"μ{eq}{summary['mean']:.3g} σ{eq}{summary['std']:.3g}")
-    if shape and values is not None and not summary.get("sampled") and np.size(values):
-        flat = np.asarray(values).reshape(-1)
-        shown = ", ".join(_number(v) for v in flat[:PREVIEW_VALUES])
-        parts.append(f"[{shown}{', …' if flat.size > PREVIEW_VALUES else ''}]")
-    return " ".join(parts)
-
-
-def _same_values(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    keys = ("shape", "dtype", "sampled", "min", "max", "mean", "nan", "inf")
-    if any(old.get(k) != new.get(k) for k in keys):
-        return False
-    a, b = old.get("values"), new.get("values")
-    if a is None or b is None:
-        return a is b
-    a, b = np.asarray(a), np.asarray(b)
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
-
-
-def _tensor_change(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    changes = []
-    if old.get("id") == new.get("id") and old["version"] != new["version"]:
-        changes.append(tr("changed in place (_version {version})", version=new["version"]))
-    elif not _same_values(old, new):
-        changes.append(tr("new value"))
-    if old["grad_fn"] != new["grad_fn"]:
-        changes.append(tr("new grad_fn: {grad_fn}", grad_fn=new["grad_fn"]))
-    if old["requires_grad"] != new["requires_grad"]:
-        changes.append(tr("requires_grad turned on") if new["requires_grad"] else tr("requires_grad turned off"))
-    old_grad, new_grad = old.get("grad"), new.get("grad")
-    if old_grad is None and new_grad is not None:
-        changes.append(tr(".grad appeared"))
-    elif old_grad is not None and new_grad is None:
-        changes.append(tr(".grad was cleared"))
-    elif old_grad is not None and new_grad is not None and old_grad is not new_grad \
-            and not _same_values(old_grad, new_grad):
-        changes.append(tr(".grad changed"))
-    return changes
-
-
-def describe_change(old: dict[str, Any] | None, new: dict[str, Any], child: bool = False) -> str:
-    """What changed between two summaries of the same name, in words; '' when nothing did."""
-    if old is None:
-        return tr("new item") if child else tr("new name")
-    if old is new:
-        return ""
-    if old.get("type") != new.get("type"):
-        return tr("new value (now a {type})", type=new.get("type"))
-    if is_tensor(new):
-        return "; ".join(_tensor_change(old, new))
-    if new.get("module"):
-        return "" if old.get("training") == new.get("training") else \
-            tr("switched to {mode} mode", mode="train()" if new.get("training") else "eval()")
-    if "items" in new:
-        if old.get("length") != new.get("length"):
-            return tr("now 1 item") if new.get("length") == 1 else tr("now {n} items", n=new.get("length"))
-        return "" if new["items"] or old.get("repr") == new.get("repr") else tr("new value")
-    if new.get("type") == "PackedSequence":
-        return ""
-    return "" if (old.get("repr"), old.get("value")) == (new.get("repr"), new.get("value")) else tr("new value")
-
-
-class _Node:
-    """One row of the tree: its cell texts are computed once, when the snapshot arrives."""
-
-    __slots__ = ("name", "path", "expression", "summary", "parent", "row", "children", "cells", "change", "top")
-
-    def __init__(self, name: str, path: str, expression: str | None, summary: dict[str, Any] | None,
-                 parent: _Node | None, top: str) -> None:
-        self.name = name
-        self.path = path
-        self.expression = expression
-        self.summary = summary
-        self.parent = parent
-        self.row = len(parent.children) if parent is not None else 0
-        self.children: list[_Node] = []
-        self.cells: list[str] = [name] + [""] * (len(HEADERS) - 1)
-        self.change = ""
-        self.top = top
-
-    def walk(self) -> Iterator[_Node]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-
-def _attribute_path(expression: str, dotted: str) -> str:
-    """``model`` + ``layers.0.weight`` → ``model.layers[0].weight``."""
-    for part in dotted.split("."):
-        expression += f"[{part}]" if part.isdigit() else f".{part}"
-    return expression
-
-
-def _children(summary: dict[str, Any], expression: str | None) -> list[tuple[str, str | None, dict[str, Any]]]:
-    """(name, expression, summary) of what a value expands to."""
-    base = expression or "?"
-    if summary.get("module"):
-        out = []
-        for param in summary.get("parameters", []):
-            child = _attribute_path(base, param["name"])
-            out.append((child, child if expression else None, param["summary"]))
-        return out
-    if summary.get("type") == "PackedSequence":
-        fields = ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
-        return [(f"{base}.{f}", f"{base}.{f}" if expression else None, summary[f])
-                for f in fields if summary.get(f) is not None]
-    items = summary.get("items")
-    if not items:
-        return []
-    if summary.get("type") in ("set", "frozenset"):
-        return [(f"{base} item {i}", None, item) for i, item in enumerate(items)]
-    pairs = all(isinstance(item, (list, tuple)) and len(item) == 2 for item in items)
-    if pairs:
-        return [(f"{base}[{key}]", f"{expression}[{key}]" if expression else None, item)
-                for key, item in items]
-    return [(f"{base}[{i}]", f"{expression}[{i}]" if expression else None, item) for i, item in enumerate(items)]
-
-
-def _groups(variables: dict[str, Any], globals_: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(group, namespace) pairs: Locals and Globals apart, or one unnamed group in the module frame."""
-    return [(LOCALS, variables), (GLOBALS, globals_)] if globals_ else [("", variables)]
-
-
-def summaries_by_path(variables: dict[str, Any], globals_: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every row's summary by its path (``Locals:xs[0]``), as the tree would lay the namespaces out."""
-    out: dict[str, dict[str, Any]] = {}
-
-    def add(path: str, expression: str | None, summary: dict[str, Any]) -> None:
-        out[path] = summary
-        prefix = path.split(":", 1)[0]
-        for child_name, child_expr, child_summary in _children(summary, expression):
-            add(f"{prefix}:{child_expr or child_name}", child_expr, child_summary)
-
-    for group, namespace in _groups(variables, globals_):
-        for name, summary in namespace.items():
-            add(f"{group}:{name}", name, summary)
-    return out
-
-
-def summary_line(summary: dict[str, Any]) -> str:
-    """A value's summary in one line, as the Value column shows it."""
-    if is_tensor(summary):
-        return tensor_line(summary)
-    if summary.get("module"):
-        params = summary.get("parameters", [])
-        count = sum(int(np.prod(p["shape"], dtype=np.int64)) for p in params)
-        head = summary.get("repr", summary["type"]).split("\n", 1)[0]
-        head = summary["type"] if head.endswith("(") else head
-        mode = "" if summary.get("training", True) else tr(", eval mode")
-        values = tr("1 value") if count == 1 else tr("{n} values", n=f"{count:,}")
-        if summary.get("parameters_cut"):
-            return f"{head} · " + tr("{tensors}, the first {n} listed ({values})", values=values, n=len(params),
-                                     tensors=tensor_count(summary["parameter_count"])) + mode
-        return f"{head} · " + tr("{tensors}, {values}", tensors=tensor_count(len(params)), values=values) + mode
-    if summary.get("optimizer"):
-        return optimizer_line(summary)
-    text = summary.get("repr", summary.get("type", ""))
-    if "items" in summary and ("\n" in text or len(text) > 100 or "tensor(" in text):
-        return f"{summary['type']} · {item_count(summary.get('length', len(summary['items'])))}"
-    # a repr of several lines on one: its first line alone said as little as "SGD ("
-    return " ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-#: Settings of an optimizer its row shows; the tooltip has them all.
-OPTIMIZER_SETTINGS_SHOWN = 4
-
-
-def optimizer_line(summary: dict[str, Any]) -> str:
-    """``SGD(lr=0.1, momentum=0, dampening=0, weight_decay=0, …) · 2 tensors``: its first group's settings."""
-    read = summary["optimizer"]
-    settings = [f"{key}={value}" for key, value in read["settings"][:OPTIMIZER_SETTINGS_SHOWN]]
-    more = ", …" if len(read["settings"]) > OPTIMIZER_SETTINGS_SHOWN else ""
-    count = tensor_count(read["tensors"])
-    if read["groups"] > 1:
-        count = tr("{n} parameter groups, {tensors}", n=read["groups"], tensors=count)
-    return f"{summary['type']}({', '.join(settings)}{more}) · {count}"
-
-
-def item_count(n: int) -> str:
-    """``1 item``, ``6 items``, in the interface's language."""
-    return tr("1 item") if n == 1 else tr("{n} items", n=f"{n:,}")
-
-
-def tensor_count(n: int) -> str:
-    """``1 tensor``, ``1,000 tensors``, in the interface's language."""
-    return tr("1 tensor") if n == 1 else tr("{n} tensors", n=f"{n:,}")
-
-
-def _fill_tensor_cells(node: _Node, summary: dict[str, Any]) -> None:
-    cells = node.cells
-    cells[SHAPE] = f"[{', '.join(map(str, summary['shape']))}]"
-    cells[DTYPE] = summary["dtype"]
-    cells[DEVICE] = summary["device"]
-    cells[REQUIRES_GRAD] = str(summary["requires_grad"])
-    cells[IS_LEAF] = str(summary["is_leaf"])
-    cells[GRAD_FN] = summary["grad_fn"] or "None"
-    cells[GRAD] = grad_state(summary)
-    cells[VERSION] = str(summary["version"])
 
 
 class VariablesModel(QAbstractItemModel):
-    """A tree over a pause's variables: groups, variables, and the items inside them.
+    """The Qt tree model over :class:`~app.variable_rows.VariableRows`: its rows, tinted, coloured and in bold.
 
     Parameters
     ----------
+    rows
+        The rows it shows; it follows their events.
     parent
         The Qt parent.
 
     Notes
     -----
     Each row's path (``Locals:xs[0]``) is stable across pauses, so a view can restore its
-    expanded rows and current row after :meth:`set_snapshot` resets the model.
+    expanded rows and current row after the rows are replaced (a model reset).
     """
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, rows: VariableRows, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._root = _Node("", "", None, None, None, "")
-        self._by_path: dict[str, _Node] = {}
-        self._vars: dict[str, Any] = {}
-        self._globals: dict[str, Any] = {}
-        # Summaries by path of the step before the shown one; None when there is nothing to compare with.
-        self._previous: dict[str, dict[str, Any]] | None = None
-        self._filter = ""
+        self.rows = rows
         self._marked: set[str] = set()
         self._bold = QFont()
         self._bold.setBold(True)
         self._set_colours()
+        rows.about_to_be_replaced.connect(self._on_rows_about_to_be_replaced)
+        rows.replaced.connect(self._on_rows_replaced)
+        rows.refilled.connect(self._on_rows_refilled)
 
     # ---- public API -------------------------------------------------------------------------
-
-    def set_snapshot(self, variables: dict[str, Any], globals_: dict[str, Any],
-                     before: dict[str, Any] | None = None) -> bool:
-        """Show a pause's variables; rows differing from ``before``'s (a pause's ``vars`` and ``globals``) are marked.
-
-        Returns whether the rows were laid out anew (other names), not only given new values.
-        """
-        self._previous = summaries_by_path(before["vars"], before.get("globals") or {}) \
-            if before is not None else None
-        self._vars, self._globals = variables, globals_
-        return self._rebuild()
 
     def mark_variables(self, names: list[str]) -> None:
         """Tint the rows of ``names`` (the variables behind a graph node under the mouse); [] clears."""
@@ -427,128 +137,50 @@ class VariablesModel(QAbstractItemModel):
                                               self.index(self.rowCount(parent) - 1, self.columnCount() - 1, parent),
                                               [Qt.ItemDataRole.BackgroundRole])
 
-    def set_filter(self, text: str) -> bool:
-        """Show only variables whose name (or an item's or parameter's name) contains ``text``, ignoring case."""
-        self._filter = text.strip().lower()
-        return self._rebuild()
-
-    def clear(self) -> bool:
-        """Show nothing and forget the previous snapshot."""
-        self._previous = None
-        self._vars, self._globals = {}, {}
-        return self._rebuild()
-
     def index_for_path(self, path: str) -> QModelIndex:
         """The index of the row with ``path`` (column 0), or an invalid index."""
-        node = self._by_path.get(path)
-        return self.createIndex(node.row, 0, node) if node is not None else QModelIndex()
-
-    def name_width(self, metrics: QFontMetrics, indentation: int) -> int:
-        """Pixels the Name column needs for every row of the tree, nested rows indented."""
-        def width(node: _Node, depth: int) -> int:
-            own = metrics.horizontalAdvance(node.name) + indentation * depth
-            return max([own, *(width(child, depth + 1) for child in node.children)])
-
-        return max((width(node, 1) for node in self._root.children), default=0)
+        row = self.rows.row(path)
+        return self.createIndex(row.row, 0, row) if row is not None else QModelIndex()
 
     def paths(self) -> list[str]:
         """Every row's path, in tree order."""
-        return [node.path for node in self._root.walk()][1:]
+        return self.rows.paths()
 
-    def text_widths(self, measure: Callable[[str, bool], int], columns: list[int]) -> dict[int, int]:
-        """Pixels the longest text of each of ``columns`` takes over every row, as ``measure(text, bold)`` says."""
-        widths = dict.fromkeys(columns, 0)
-        for node in self._root.walk():
-            bold = bool(node.change) or node.summary is None
-            for column in columns:
-                text = self._shown(node, column)
-                if text:
-                    widths[column] = max(widths[column], measure(text, bold))
-        return widths
+    def words_changed(self) -> None:
+        """The interface language changed: group rows, grad states and containers' counts are drawn again in it."""
+        self.rows.retranslate()
+        self.layoutAboutToBeChanged.emit()
+        self.layoutChanged.emit()
 
-    # ---- building ---------------------------------------------------------------------------
+    # ---- handlers ---------------------------------------------------------------------------
 
-    def _rebuild(self) -> bool:
-        """Build the rows for the snapshot and filter; returns whether the model was reset.
-
-        At most pauses the rows are the same variables with new values: then the nodes the
-        view's indexes point at take the new contents and ``dataChanged`` says so, which keeps
-        expansions, the current row and the scroll position without a reset (a reset made the
-        view lay out and re-query every row: 5 ms of each step with 20 tensors in scope).
-        """
-        root = _Node("", "", None, None, None, "")
-        for group, namespace in _groups(self._vars, self._globals):
-            parent = root
-            if group:
-                parent = _Node(group, group, None, None, root, "")
-            for name, summary in namespace.items():
-                self._add(parent, name, f"{group}:{name}", name, summary, name, child=False)
-            if group and parent.children:
-                root.children.append(parent)
-        if self._filter:
-            self._apply_filter(root)
-        self._set_colours()
-        old, new = list(self._root.walk()), list(root.walk())
-        if len(old) == len(new) and all(a.path == b.path for a, b in zip(old, new, strict=True)) and len(old) > 1:
-            for kept, fresh in zip(old, new, strict=True):
-                kept.name, kept.expression, kept.summary = fresh.name, fresh.expression, fresh.summary
-                kept.cells, kept.change, kept.top = fresh.cells, fresh.change, fresh.top
-            self._rows_changed(self._root)
-            return False
+    def _on_rows_about_to_be_replaced(self) -> None:
         self.beginResetModel()
-        self._root = root
-        self._by_path = {node.path: node for node in root.walk()}
-        self.endResetModel()
-        return True
 
-    def _rows_changed(self, parent: _Node) -> None:
+    def _on_rows_replaced(self) -> None:
+        self._set_colours()
+        self.endResetModel()
+
+    def _on_rows_refilled(self) -> None:
+        self._set_colours()
+        self._rows_changed(self.rows.root)
+
+    def _rows_changed(self, parent: Row) -> None:
         """Say every row under ``parent`` changed, all columns and roles."""
         if not parent.children:
             return
-        index = QModelIndex() if parent is self._root else self.createIndex(parent.row, 0, parent)
+        index = QModelIndex() if parent is self.rows.root else self.createIndex(parent.row, 0, parent)
         self.dataChanged.emit(self.index(0, 0, index), self.index(len(parent.children) - 1, len(HEADERS) - 1, index))
         for child in parent.children:
             self._rows_changed(child)
 
-    def _add(self, parent: _Node, name: str, path: str, expression: str | None, summary: dict[str, Any],
-             top: str, child: bool) -> _Node:
-        node = _Node(name, path, expression, summary, parent, top)
-        parent.children.append(node)
-        node.cells[VALUE] = summary_line(summary)
-        if is_tensor(summary):
-            _fill_tensor_cells(node, summary)
-        for child_name, child_expr, child_summary in _children(summary, expression):
-            prefix = path.split(":", 1)[0]
-            self._add(node, child_name, f"{prefix}:{child_expr or child_name}", child_expr, child_summary,
-                      top, child=True)
-        if self._previous is not None:
-            node.change = describe_change(self._previous.get(path), summary, child)
-            inside = [c.name for c in node.children if c.change]
-            if not node.change and inside:
-                names = ", ".join(inside[:3]) + (", …" if len(inside) > 3 else "")
-                node.change = tr("changed inside: {names}", names=names)
-        return node
-
-    def _apply_filter(self, root: _Node) -> None:
-        def matches(node: _Node) -> bool:
-            return any(self._filter in n.name.lower() for n in node.walk())
-
-        parents = [g for g in root.children if g.summary is None] or [root]
-        for parent in parents:
-            parent.children = [n for n in parent.children if matches(n)]
-            for row, node in enumerate(parent.children):
-                node.row = row
-        root.children = [g for g in root.children if g.summary is not None or g.children]
-        for row, group in enumerate(root.children):
-            group.row = row
-
     # ---- Qt model interface -----------------------------------------------------------------
 
-    def _node(self, index: QModelIndex) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root
+    def _row(self, index: QModelIndex) -> Row:
+        return index.internalPointer() if index.isValid() else self.rows.root
 
     def index(self, row: int, column: int, parent: QModelIndex = ROOT) -> QModelIndex:
-        children = self._node(parent).children
+        children = self._row(parent).children
         if 0 <= row < len(children) and 0 <= column < len(HEADERS):
             return self.createIndex(row, column, children[row])
         return QModelIndex()
@@ -559,14 +191,14 @@ class VariablesModel(QAbstractItemModel):
         if not index.isValid():
             return QModelIndex()
         up = index.internalPointer().parent
-        if up is None or up is self._root:
+        if up is None or up is self.rows.root:
             return QModelIndex()
         return self.createIndex(up.row, 0, up)
 
     def rowCount(self, parent: QModelIndex = ROOT) -> int:
         if parent.isValid() and parent.column() != 0:
             return 0
-        return len(self._node(parent).children)
+        return len(self._row(parent).children)
 
     def columnCount(self, parent: QModelIndex = ROOT) -> int:
         return len(HEADERS)
@@ -586,112 +218,43 @@ class VariablesModel(QAbstractItemModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        node: _Node = index.internalPointer()
+        row: Row = index.internalPointer()
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._shown(node, column)
+            return self.rows.text(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(node, column)
+            return self.rows.tooltip(row, column)
         if role == Qt.ItemDataRole.BackgroundRole:
-            if node.top in self._marked:
+            if row.top in self._marked:
                 return self._mark_tint
-            return self._tint if node.change else None
+            return self._tint if row.change else None
         if role == Qt.ItemDataRole.FontRole:
-            return self._bold if node.change or node.summary is None else None
+            return self._bold if row.change or row.summary is None else None
         if role == Qt.ItemDataRole.ForegroundRole:
-            return self._foreground(node, column)
+            return self._foreground(row, column)
         if role == PATH_ROLE:
-            return node.path
+            return row.path
         if role == EXPRESSION_ROLE:
-            return node.expression
+            return row.expression
         if role == SUMMARY_ROLE:
-            return node.summary
+            return row.summary
         return None
-
-    def words_changed(self) -> None:
-        """The interface language changed: group rows, grad states and containers' counts are drawn again in it."""
-        for node in self._root.walk():
-            if node.summary is not None and not is_tensor(node.summary):
-                node.cells[VALUE] = summary_line(node.summary)  # "list · 6 items" counts in words
-        self.layoutAboutToBeChanged.emit()
-        self.layoutChanged.emit()
-
-    def _shown(self, node: _Node, column: int) -> str:
-        """A cell in the interface's language: group rows and grad states are words; the rest is data."""
-        if node.summary is None and node.name in (LOCALS, GLOBALS) and node.parent is self._root:
-            if column == NAME:
-                return tr(node.name)
-            if column == VALUE:
-                count = len(node.children)
-                return tr("{n} variable", n=count) if count == 1 else tr("{n} variables", n=count)
-        if column == GRAD and node.cells[column] in GRAD_LABELS:
-            return tr(GRAD_LABELS[node.cells[column]])
-        return node.cells[column]
 
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
-        self._tint = blend(CHANGE_AMBER, palette.color(QPalette.ColorRole.Base), 0.45)
-        self._mark_tint = blend(MARK_VIOLET, palette.color(QPalette.ColorRole.Base), 0.3)
+        self._tint = blend(palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.45)
+        self._mark_tint = blend(palette.color(QPalette.ColorRole.Base), MARK_VIOLET, 0.3)
         self._dim = palette.color(QPalette.ColorRole.PlaceholderText)
 
-    def _foreground(self, node: _Node, column: int) -> QColor | None:
-        summary = node.summary
+    def _foreground(self, row: Row, column: int) -> QColor | None:
+        summary = row.summary
         if summary is None or not is_tensor(summary):
             return None
         if column in (NAME, VALUE) and (summary.get("nan") or summary.get("inf")):
             return ALARM_RED
-        if node.cells[column] in ("False", "None", "none"):
+        if row.cells[column] in ("False", "None", "none"):
             return self._dim
         return None
-
-    def _tooltip(self, node: _Node, column: int) -> str | None:
-        summary = node.summary
-        if summary is None:
-            return None
-        tip = self._cell_tip(node, summary, column)
-        if node.change:
-            tip = tr("{tip}\n\nChanged by the step that led here: {change}", tip=tip, change=node.change) if tip \
-                else tr("Changed: {change}", change=node.change)
-        return tip or None
-
-    def _cell_tip(self, node: _Node, summary: dict[str, Any], column: int) -> str:
-        if column == NAME:
-            return f"{node.expression or node.name} — {summary.get('type', '')}"
-        if not is_tensor(summary):
-            return summary.get("repr", "") if column == VALUE else ""
-        if column == VALUE:
-            return self._value_tip(summary)
-        if column == SHAPE:
-            return tr("the size of each dimension: {n} values, {bytes} bytes", n=f"{summary['numel']:,}",
-                      bytes=f"{summary['nbytes']:,}")
-        if column in (REQUIRES_GRAD, IS_LEAF):
-            return tr(TIPS[column, bool(summary[HEADERS[column]])])
-        if column == GRAD_FN:
-            return tr(TIPS[GRAD_FN, summary["grad_fn"] is not None])
-        if column == GRAD:
-            state = node.cells[GRAD]
-            return tr(TIPS[GRAD, "not tracked" if state == "none" and not summary["requires_grad"] else state])
-        return tr(TIPS[column]) if column in TIPS else ""
-
-    def _value_tip(self, summary: dict[str, Any]) -> str:
-        lines = []
-        if summary.get("is_parameter"):
-            lines.append(tr("a Parameter: a tensor a module registered as something to learn"))
-        if summary.get("min") is not None:
-            lines.append(tr("min {min}   max {max}   mean μ {mean}   std σ {std}", min=f"{summary['min']:.6g}",
-                            max=f"{summary['max']:.6g}", mean=f"{summary['mean']:.6g}", std=f"{summary['std']:.6g}"))
-        if summary.get("nan"):
-            lines.append(tr("{n} values are NaN (not a number): a 0/0, inf − inf or log of a negative "
-                            "happened upstream", n=summary["nan"]))
-        if summary.get("inf"):
-            lines.append(tr("{n} values are infinite: something overflowed or divided by zero", n=summary["inf"]))
-        if summary.get("why_no_values"):
-            lines.append(summary["why_no_values"])
-        if summary.get("stats_sampled"):
-            lines.append(tr("large view: statistics (≈) come from a sample of its values, the preview is left out"))
-        elif summary.get("sampled"):
-            lines.append(tr("large tensor: statistics cover every value, the preview is left out"))
-        return "\n".join(lines)
 
 
 class VariablesView(QWidget):
@@ -701,6 +264,8 @@ class VariablesView(QWidget):
     ----------
     parent
         The Qt parent.
+    rows
+        The rows to show (a new :class:`~app.variable_rows.VariableRows` when None).
     """
 
     tensor_selected = Signal(str, dict)
@@ -708,9 +273,10 @@ class VariablesView(QWidget):
     variable_hovered = Signal(str)
     """The mouse moved onto a variable's rows (its top-level name) or off them ('')."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, rows: VariableRows | None = None) -> None:
         super().__init__(parent)
-        self.model = VariablesModel(self)
+        self.rows = rows if rows is not None else VariableRows()
+        self.model = VariablesModel(self.rows, self)
         self._filter = QLineEdit(self)
         self._filter.setObjectName("variables_filter")
         self._filter.setPlaceholderText(tr("Filter by name"))
@@ -724,6 +290,39 @@ class VariablesView(QWidget):
         self._tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self._tree.setMouseTracking(True)
+        self._set_up_columns()
+
+        # The strip beside the code is too narrow for ten columns: the current row is spelled out under them.
+        self.details = QLabel(self)
+        self.details.setObjectName("variables_details")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setContentsMargins(4, 0, 4, 2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self._filter)
+        layout.addWidget(self._tree, 1)
+        layout.addWidget(self.details)
+
+        self._expanded: set[str] = set()
+        self._restoring = False
+        self._hovered = ""
+        self._auto_name_width: int | None = None  # the Name width this view chose (the learner's own is kept)
+        self._filter.textChanged.connect(self._on_filter_text_changed)
+        self._tree.expanded.connect(self._on_tree_expanded)
+        self._tree.collapsed.connect(self._on_tree_collapsed)
+        self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
+        header = self._tree.header()
+        header.sectionResized.connect(self._on_header_section_resized)
+        header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
+        self._tree.viewport().installEventFilter(self)
+        self._show_details()
+
+    def _set_up_columns(self) -> None:
+        """Order and size the columns, and make the header's menu that shows and hides them."""
         header = self._tree.header()
         header.setStretchLastSection(False)
         header.setSectionsMovable(True)
@@ -753,34 +352,6 @@ class VariablesView(QWidget):
             action.toggled.connect(lambda on, c=column: self._on_column_action_toggled(c, on))
             self.column_menu.addAction(action)
 
-        # The strip beside the code is too narrow for ten columns: the current row is spelled out under them.
-        self.details = QLabel(self)
-        self.details.setObjectName("variables_details")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.PlainText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.details.setContentsMargins(4, 0, 4, 2)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self._filter)
-        layout.addWidget(self._tree, 1)
-        layout.addWidget(self.details)
-
-        self._expanded: set[str] = set()
-        self._restoring = False
-        self._hovered = ""
-        self._auto_name_width: int | None = None  # the Name width this view chose (the learner's own is kept)
-        self._filter.textChanged.connect(self._on_filter_text_changed)
-        self._tree.expanded.connect(self._on_tree_expanded)
-        self._tree.collapsed.connect(self._on_tree_collapsed)
-        self._tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
-        header.sectionResized.connect(self._on_header_section_resized)
-        header.customContextMenuRequested.connect(self._on_header_context_menu_requested)
-        self._tree.viewport().installEventFilter(self)
-        self._show_details()
-
     # ---- public API -------------------------------------------------------------------------
 
     @property
@@ -804,7 +375,7 @@ class VariablesView(QWidget):
             what the step that led here changed, tinted. None marks nothing changed (the first
             step, another frame, another run).
         """
-        self._keep_place(lambda: self.model.set_snapshot(variables, globals_, before))
+        self._keep_place(lambda: self.rows.set_snapshot(variables, globals_, before))
 
     def retranslate(self) -> None:
         """Show the headers, the filter's placeholder and the tooltips in the current language."""
@@ -819,7 +390,7 @@ class VariablesView(QWidget):
 
     def clear(self) -> None:
         """Show no variables (the run ended or restarted)."""
-        self._keep_place(self.model.clear)
+        self._keep_place(self.rows.clear)
 
     def current_expression(self) -> str | None:
         """The expression of the current row, or None."""
@@ -860,7 +431,7 @@ class VariablesView(QWidget):
                 self._fit_columns()
                 self._show_details()
                 return
-            for path in self.model.paths():
+            for path in self.rows.paths():
                 if path in self._expanded:
                     self._tree.expand(self.model.index_for_path(path))
             if current_path is not None:
@@ -885,7 +456,7 @@ class VariablesView(QWidget):
         """
         bold = QFont(self._tree.font())
         bold.setBold(True)
-        needed = self.model.name_width(QFontMetrics(bold), self._tree.indentation()) + 12
+        needed = self.rows.name_width(QFontMetrics(bold).horizontalAdvance, self._tree.indentation()) + 12
         header = self._tree.header()
         # Only as far as the grad-state columns after it stay in sight; a longer name elides (its tooltip has it all).
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in GRAD_COLUMNS
@@ -912,7 +483,7 @@ class VariablesView(QWidget):
                           and c not in self._learner_sized), key=header.visualIndex)
         if not columns:
             return
-        texts = self.model.text_widths(self._measure, columns)
+        texts = self.rows.text_widths(self._measure, columns)
         room = self._tree.viewport().width() - sum(header.sectionSize(c) for c in range(len(HEADERS))
                                                     if not header.isSectionHidden(c) and c not in columns)
         if not self._tree.verticalScrollBar().isVisible():  # room for the scroll bar more rows will bring
@@ -948,7 +519,7 @@ class VariablesView(QWidget):
             self._learner_sized.add(column)  # dragged by the learner: the view leaves it as it is
 
     def _on_filter_text_changed(self, text: str) -> None:
-        self._keep_place(lambda: self.model.set_filter(text))
+        self._keep_place(lambda: self.rows.set_filter(text))
 
     def _on_tree_expanded(self, index: QModelIndex) -> None:
         self._expanded.add(index.data(PATH_ROLE))

@@ -7,117 +7,24 @@ Features
 - Add with the entry line (Enter) or the Add button; edit with a double-click (or F2);
   remove with the Delete key or the context menu.
 - A value that differs from the one of the previous pause is highlighted.
-- "Stop on change" per expression: :meth:`WatchView.changed_expressions` lists those whose
-  value changed at the last update, so the main window can stop a run there.
+- "Stop on change" per expression: a running lesson stops where a ticked expression's value
+  changes, compared as the highlight compares (:mod:`app.value_fingerprint`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QTreeView, QVBoxLayout, QWidget
 
 from app.i18n import N_, error_texts, tr
-
-#: Tensors with at most this many elements show their values inline instead of μ/σ.
-INLINE_VALUES = 4
-
-_DTYPE_PREFIXES = (("bfloat", "bf"), ("float", "f"), ("uint", "u"), ("int", "i"), ("complex", "c"))
-
-
-def short_dtype(dtype: str) -> str:
-    """``float32`` → ``f32``, ``bfloat16`` → ``bf16``; names without a width (``bool``) unchanged."""
-    for long, short in _DTYPE_PREFIXES:
-        match = re.fullmatch(long + r"(\d+.*)", dtype)
-        if match:
-            return short + match.group(1)
-    return dtype
-
-
-def readable_color(light: str, dark: str) -> QColor:
-    """``light`` in a light theme (dark text on a light base), ``dark`` in a dark one."""
-    return QColor(light if QPalette().color(QPalette.ColorRole.Base).lightness() >= 128 else dark)
-
-
-def blend(start: QColor, end: QColor, amount: float) -> QColor:
-    """The opaque colour ``amount`` of the way from ``start`` to ``end``."""
-    pairs = zip(start.getRgbF()[:3], end.getRgbF()[:3], strict=True)
-    return QColor.fromRgbF(*(a + (b - a) * amount for a, b in pairs))
-
-
-def change_highlight() -> QColor:
-    """The background of a value that changed: amber blended into the theme's base colour."""
-    return blend(QPalette().color(QPalette.ColorRole.Base), QColor("#ffb300"), 0.35)
-
-
-def _number(value: Any) -> str:
-    if isinstance(value, (float, np.floating)):
-        return f"{value:.4g}"
-    return str(value.item() if isinstance(value, np.generic) else value)
-
-
-def summary_line(summary: dict[str, Any]) -> str:
-    """One dense line describing a value summary (see :mod:`app.lesson.summaries`), in the style of lovely-tensors."""
-    if summary.get("type") not in ("Tensor", "Parameter"):
-        text = summary.get("repr", summary.get("type", "?"))
-        return " ".join(str(text).split())
-    shape = summary["shape"]
-    head = "param" if summary.get("is_parameter") else "tensor"
-    parts = [f"{head}[{','.join(map(str, shape))}]" if shape else head, short_dtype(summary["dtype"])]
-    if summary.get("device", "cpu") != "cpu":
-        parts.append(summary["device"])
-    values = summary.get("values")
-    if summary["numel"] == 0:
-        parts.append("empty")
-    elif values is not None and summary["numel"] <= INLINE_VALUES and not summary.get("sampled"):
-        flat = [_number(v) for v in np.asarray(values).reshape(-1)]
-        parts.append(flat[0] if not shape else "[" + ", ".join(flat) + "]")
-    elif summary.get("mean") is not None:
-        parts.append(f"μ={summary['mean']:.4g} σ={summary['std']:.4g}")
-    if summary.get("nan"):
-        parts.append(f"NaN×{summary['nan']}")
-    if summary.get("inf"):
-        parts.append(f"Inf×{summary['inf']}")
-    if summary.get("grad_fn"):
-        parts.append(f"grad_fn={summary['grad_fn']}")
-    elif summary.get("requires_grad"):
-        parts.append("requires_grad")
-    if summary.get("grad") is not None:
-        parts.append(tr("has .grad"))
-    return " ".join(parts)
-
-
-def _fingerprint(result: dict[str, Any]) -> Any:
-    """What must differ between two results for the watch to count as changed."""
-    if not result.get("ok"):
-        error = result.get("error") or {}
-        return ("error", error.get("type"), error.get("message"))
-    return _value_fingerprint(result.get("value"))
-
-
-def _value_fingerprint(summary: dict[str, Any] | None) -> Any:
-    if summary is None:
-        return None
-    if summary.get("type") in ("Tensor", "Parameter"):
-        values = summary.get("values")
-        data = None if values is None else hash(np.ascontiguousarray(values).tobytes())
-        return (summary["type"], tuple(summary["shape"]), summary["dtype"], summary.get("requires_grad"),
-                summary.get("grad_fn"), data, _value_fingerprint(summary.get("grad")))
-    return (summary.get("type"), summary.get("repr"))
-
-
-def _result_text(result: dict[str, Any]) -> str:
-    if result.get("ok"):
-        value = result.get("value")
-        return "(no value)" if value is None else summary_line(value)
-    error = result.get("error") or {}
-    return f"{error.get('type', 'Error')}: {error.get('message', '')}"
+from app.value_fingerprint import result_fingerprint
+from app.value_text import result_text
+from widgets.colours import change_highlight, readable_color
 
 
 @dataclass
@@ -186,7 +93,7 @@ class WatchModel(QAbstractTableModel):
         if column != self.VALUE:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return "…" if watch.result is None else _result_text(watch.result)
+            return "…" if watch.result is None else result_text(watch.result)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(watch)
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -201,7 +108,7 @@ class WatchModel(QAbstractTableModel):
     def _tooltip(self, watch: _Watch) -> str:
         if watch.result is None:
             return tr("Evaluated at the next pause")
-        lines = [_result_text(watch.result)]
+        lines = [result_text(watch.result)]
         explanation = error_texts(watch.result["error"])[0] if watch.result.get("error") else None
         if explanation:
             lines.append(explanation)
@@ -254,7 +161,7 @@ class WatchModel(QAbstractTableModel):
     def set_result(self, row: int, result: dict[str, Any]) -> None:
         """Store a new result; it counts as changed when a previous result differs."""
         watch = self.watches[row]
-        fingerprint = _fingerprint(result)
+        fingerprint = result_fingerprint(result)
         watch.changed = watch.result is not None and fingerprint != watch.fingerprint
         watch.result, watch.fingerprint = result, fingerprint
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.STOP))
@@ -338,10 +245,6 @@ class WatchView(QWidget):
     def stop_on_change(self) -> list[str]:
         """The expressions whose "Stop on change" box is ticked."""
         return [w.expression for w in self.model.watches if w.stop_on_change]
-
-    def changed_expressions(self) -> list[str]:
-        """The stop-on-change expressions whose value changed at their last :meth:`set_result`."""
-        return [w.expression for w in self.model.watches if w.stop_on_change and w.changed]
 
     def set_expressions(self, expressions: Sequence[str], stop_on_change: Sequence[str] = ()) -> None:
         """Replace the list (restoring it from settings); results are cleared."""

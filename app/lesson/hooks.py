@@ -212,7 +212,7 @@ def guard_fds(fds: tuple[int, ...]) -> None:
     To the lesson they are not open, as under plain python: closing one raises ``EBADF``, a
     range skips them. Making one a copy of another file cannot be passed over, and says whose
     it is. (The channel also sits far above the numbers lessons use, and a lesson that breaks
-    it anyway ends the run at once: :func:`app.lesson.runner._channel_lost`.)
+    it anyway ends the run at once: :func:`app.lesson.lesson_io.channel_lost`.)
     """
     guarded = frozenset(fds)
     close, closerange, dup2 = os.close, os.closerange, os.dup2

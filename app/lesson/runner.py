@@ -12,25 +12,20 @@ from __future__ import annotations
 import atexit
 import builtins
 import faulthandler
-import fcntl
 import gc
 import io
 import linecache
 import os
 import queue
-import resource
 import signal
-import stat
 import sys
-import termios
 import threading
-import time
 import traceback
 import types
 import warnings
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, BinaryIO
+from typing import Any
 
 from app import messages as m
 from app.code_lines import executable_lines
@@ -40,6 +35,7 @@ from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphBasis, GraphTracker
 from app.lesson.bounded_repr import timed
 from app.lesson.engine_reads import engine_reads, learner_code
+from app.lesson.lesson_io import Channel, NoInput, lesson_stream, no_input, open_channel, wait_until_text_is_read
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
 from app.lesson.predictions import judge, passed, shown
@@ -47,6 +43,7 @@ from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, rais
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
 from app.process_tree import become_subreaper, end_descendants
+from app.value_fingerprint import value_fingerprint
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
@@ -62,91 +59,6 @@ PAUSE_LANDING_SECONDS = 0.3
 _LOGGED = STEPPING | {"step_expression"}
 
 
-class Channel:
-    """The lesson side of the pipe pair; ``send`` is safe from any thread."""
-
-    def __init__(self, inbound: BinaryIO, outbound: BinaryIO) -> None:
-        self.inbound = inbound
-        self.outbound = outbound
-        self._lock = threading.Lock()
-
-    def detach(self) -> None:
-        """Point both pipe ends at /dev/null (in a forked child): the fds and file objects stay
-        valid, so nothing can later write a stray byte to whatever reuses their numbers."""
-        null = os.open(os.devnull, os.O_RDWR)
-        dup2 = getattr(os.dup2, "__wrapped__", os.dup2)  # the engine's own fds: past lesson_hooks.guard_fds
-        for stream in (self.inbound, self.outbound):
-            dup2(null, stream.fileno())
-        os.close(null)
-
-    def send(self, message: Any) -> None:
-        data = m.encode(message)
-        with self._lock:
-            try:
-                self.outbound.write(data)
-                self.outbound.flush()
-            except (OSError, ValueError):
-                _channel_lost()
-
-    def receive(self) -> Any:
-        try:
-            return m.read_message(self.inbound)
-        except m.MalformedMessage:  # only a dying app cuts a frame short: as good as the end
-            return None
-        except (OSError, ValueError):
-            _channel_lost()
-
-    def fds(self) -> tuple[int, int]:
-        """The channel's two file descriptors, which the lesson must not touch."""
-        return self.inbound.fileno(), self.outbound.fileno()
-
-
-def _channel_lost() -> None:
-    """The lesson closed or replaced the channel's fds: nothing can reach the app any more, so end at
-    once with the code that tells the app why (:data:`app.messages.CHANNEL_LOST_EXIT`)."""
-    end_descendants(os.getpid())
-    os._exit(m.CHANNEL_LOST_EXIT)
-
-
-def _out_of_reach(fd: int) -> int:
-    """``fd`` moved to a number far above those a lesson opens or closes by range (``for fd in range(3, 21)``).
-
-    The lowest number at or above ``limit - 64`` that is free, below a soft limit of at most
-    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256; where none is free, ``fd``
-    stays where it is.
-    """
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
-    try:
-        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, limit - 64))
-    except OSError:
-        return fd
-    os.close(fd)
-    return moved
-
-
-class LessonStream(io.TextIOWrapper):
-    """``sys.stdout`` / ``sys.stderr`` of the lesson: a real text file on fd 1 or fd 2.
-
-    Every write goes through to the fd at once, as with ``python -u``, so text written by
-    ``print``, ``sys.__stdout__``, ``sys.stdout.buffer`` and ``os.write(1, ...)`` arrives in
-    the order it was written; ``fileno()``, ``buffer``, ``reconfigure()`` and ``isatty()``
-    work as on any file.
-    """
-
-    def write(self, text: str) -> int:
-        count = super().write(text)
-        self.flush()
-        return count
-
-
-def lesson_stream(fd: int, name: str, errors: str) -> LessonStream:
-    """The text stream of the lesson on ``fd`` (1 or 2), named as Python names its own."""
-    raw = io.FileIO(fd, "w", closefd=False)
-    raw.name = name
-    return LessonStream(io.BufferedWriter(raw), encoding="utf-8", errors=errors)
-
-
 #: What the app is told while the lesson is inside one long call (formatted there, in the learner's language).
 BUSY_AT_LINE = N_("The lesson is inside a call that cannot be interrupted (line {line}{code}); the pause lands "
                   "when it returns. Stop ends it now.")
@@ -158,65 +70,9 @@ EXITING_THREADS = N_("The lesson's last line has run; the program waits for its 
 EXITING_HANDLERS = N_("The lesson's last line has run; the program runs its exit handlers (atexit, weakref.finalize).")
 
 
-class NoInput(io.TextIOBase):
-    """``sys.stdin`` of a lesson: there is no keyboard input, and reading says so."""
-
-    MESSAGE = m.NO_INPUT_MESSAGE
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> str:
-        raise RuntimeError(self.MESSAGE)
-
-    readline = read
-
-
-#: How long a recorded pause waits for the app to read the text printed before it.
-TEXT_WAIT_SECONDS = 0.5
-
-
-def _unread(fd: int) -> int:
-    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more).
-
-    Asked at every recorded pause, so the common answer costs one system call: only a count
-    above 0 is checked to come from a pipe (a file the lesson put on ``fd`` counts its bytes
-    left to read, which no one will).
-    """
-    waiting = bytearray(4)
-    try:
-        fcntl.ioctl(fd, termios.FIONREAD, waiting)
-        count = int.from_bytes(waiting, sys.byteorder)
-        return count if count and stat.S_ISFIFO(os.fstat(fd).st_mode) else 0
-    except OSError:
-        return 0
-
-
-def _wait_until_text_is_read() -> None:
-    """Before a recorded pause goes, let the app read the text printed since the last one.
-
-    Text and pauses travel on different pipes, and a recording does not wait at its pauses:
-    once the app has read the text, it knows the text came before this pause (see
-    :mod:`app.lesson_process`), so a print is shown at the step it was printed at.
-    """
-    deadline = None
-    for fd in (1, 2):
-        while _unread(fd):
-            now = time.monotonic()
-            if deadline is None:
-                deadline = now + TEXT_WAIT_SECONDS
-            elif now > deadline:
-                return  # the app does not read: the text will be shown a step late, not lost
-            time.sleep(0.0002)
-
-
 def _exception_lines(exc: BaseException) -> str:
     """The last lines of a traceback, as Python prints them for ``exc`` (its ``__str__`` is the lesson's code)."""
     return "".join(traceback.format_exception_only(type(exc), exc))
-
-
-def _no_input(prompt: object = "") -> str:
-    raise RuntimeError(NoInput.MESSAGE)
 
 
 class LessonRunner:
@@ -424,7 +280,7 @@ class LessonRunner:
         lines = command.source.splitlines(keepends=True)
         # Source as it was run, so tracebacks and inspect.getsource match even unsaved edits.
         linecache.cache[command.path] = (len(command.source), None, lines, command.path)
-        builtins.input = _no_input
+        builtins.input = no_input
         sys.stdin = NoInput()
         lesson_hooks.hide_engine(sys.path[0])
         lesson_hooks.refuse_shadowed(sys.path[0])
@@ -617,7 +473,7 @@ class LessonRunner:
                 snapshot["breakpoint"] = self.tracer.hit_breakpoint
                 snapshot["recording"] = self._keep_recording()
                 if snapshot["recording"]:
-                    _wait_until_text_is_read()
+                    wait_until_text_is_read()
                 self.channel.send(m.Paused(self.pause_wire.compress(snapshot)))
                 if snapshot["recording"]:
                     return m.Resume("step_into")
@@ -800,34 +656,9 @@ class LessonRunner:
         return {"ok": True, "values": None if tensor is None else tensor_values(tensor)}
 
 
-def value_fingerprint(summary: dict[str, Any]) -> Any:
-    """What makes two summaries the same value: the data and autograd state, not the object identity."""
-    def plain(item: Any) -> Any:
-        if isinstance(item, dict):
-            return tuple((k, plain(v)) for k, v in item.items() if k not in ("id", "version"))
-        if isinstance(item, list):
-            return tuple(plain(v) for v in item)
-        if hasattr(item, "tobytes"):
-            return (str(getattr(item, "dtype", "")), getattr(item, "shape", ()), item.tobytes())
-        return item
-
-    return plain(summary)
-
-
-def _open_channel() -> Channel:
-    """Take stdin for the app's messages and the pipe the app passed for ours; the lesson reads /dev/null."""
-    inbound = os.fdopen(_out_of_reach(os.dup(0)), "rb", buffering=0)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    outbound_fd = _out_of_reach(int(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
-    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
-    return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))
-
-
 def main() -> None:
     """Entry point of the lesson process."""
-    channel = _open_channel()
+    channel = open_channel()
     become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_tree)
     sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
     sys.stderr = sys.__stderr__ = lesson_stream(2, "<stderr>", "backslashreplace")

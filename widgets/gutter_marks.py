@@ -1,0 +1,63 @@
+"""The marks the code view's gutter draws in a line's cell: a breakpoint, its hover hint, the debugger's arrow, a cross.
+
+Pure drawing on a ``QPainter`` into a cell rectangle; which mark a line gets is the code view's
+decision (:mod:`widgets.code_view`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPen, QPolygonF
+
+#: An arrow pointing right in a unit box (turned for the event when drawn).
+_ARROW = ((-0.9, -0.22), (0.1, -0.22), (0.1, -0.6), (0.9, 0), (0.1, 0.6), (0.1, 0.22), (-0.9, 0.22))
+#: How far the arrow turns for each kind of pause: down into a call, back out on a return.
+_TURNS = {"call": 45, "return": 180}
+
+
+def draw_breakpoint(painter: QPainter, cell: QRectF, fill: str, edge: str, font: QFont | None) -> None:
+    """A dot filling most of ``cell``; with ``font``, a white ``?`` on it (a conditional breakpoint)."""
+    radius = min(cell.width(), cell.height()) * 0.36
+    centre = cell.center()
+    painter.setPen(QColor(edge))
+    painter.setBrush(QColor(fill))
+    painter.drawEllipse(centre, radius, radius)
+    if font is not None:
+        font = QFont(font)
+        font.setBold(True)
+        font.setPixelSize(max(int(radius * 1.7), 6))
+        painter.setFont(font)
+        painter.setPen(Qt.white)
+        painter.drawText(QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius),
+                         Qt.AlignCenter, "?")
+
+
+def draw_breakpoint_hint(painter: QPainter, cell: QRectF, fill: str) -> None:
+    """A faint dot where a click would put a breakpoint."""
+    radius = min(cell.width(), cell.height()) * 0.36
+    hint = QColor(fill)
+    hint.setAlpha(70)
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(hint)
+    painter.drawEllipse(cell.center(), radius, radius)
+
+
+def draw_arrow(painter: QPainter, cell: QRectF, colour: str, event: str) -> None:
+    """An arrow pointing at the line, turned down into a ``call`` and back on a ``return``."""
+    painter.save()
+    painter.translate(cell.center())
+    painter.rotate(_TURNS.get(event, 0))
+    scale = min(cell.width(), cell.height()) * 0.45
+    painter.scale(scale, scale)
+    painter.setPen(Qt.NoPen)
+    painter.setBrush(QColor(colour))
+    painter.drawPolygon(QPolygonF([QPointF(x, y) for x, y in _ARROW]))
+    painter.restore()
+
+
+def draw_cross(painter: QPainter, cell: QRectF, colour: str) -> None:
+    """A cross: the line an error points at."""
+    painter.setPen(QPen(QColor(colour), 2.0))
+    half = min(cell.width(), cell.height()) * 0.25
+    painter.drawLine(cell.center() + QPointF(-half, -half), cell.center() + QPointF(half, half))
+    painter.drawLine(cell.center() + QPointF(-half, half), cell.center() + QPointF(half, -half))
