@@ -3,7 +3,8 @@
 What it teaches: ``requires_grad=True`` at creation and ``requires_grad_()`` afterwards;
 ``nn.Linear`` parameters require grad by default; results of tracked operations require
 grad too; leaf versus non-leaf tensors (``is_leaf``, ``grad_fn``); only floating point and
-complex tensors can require grad; and ``detach()``, which shares data but leaves the graph.
+complex tensors can require grad; and ``detach()``: what it shares with the original, and what
+it cuts.
 """
 
 # %% [markdown]
@@ -194,8 +195,8 @@ cubic.sum().backward()  # predict: t.grad | tensor([0., 1., 4., 9.]) | tensor([0
 # %% [markdown]
 # [en]
 # ## What detach() cut
-# - `frozen` and `z` share memory: `detach()` makes a new tensor object over the same
-#   numbers, so an in-place change of one shows in the other.
+# - `frozen` and `z` share memory: `detach()` shares data but leaves the graph. It makes a new
+#   tensor object over the same numbers, so an in-place change of one shows in the other.
 # - `t.grad` is `u` = [0, 1, 4, 9], not 3t² = [0, 3, 12, 27]: the graph of `cubic` holds
 #   only `u * t`, and to it `u` is a constant with no path back to `t`. This is how
 #   `detach()` stops the gradient along one path on purpose (d2l's example): the values

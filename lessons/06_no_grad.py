@@ -1,7 +1,7 @@
 """Lesson 6: switching gradient tracking off with no_grad, set_grad_enabled and inference_mode.
 
-What it teaches: ``torch.no_grad()`` and ``torch.is_grad_enabled()``; inside ``no_grad`` the
-*inputs* keep ``requires_grad=True`` and it is the *results* that do not require grad;
+What it teaches: ``torch.no_grad()`` and ``torch.is_grad_enabled()``; what ``no_grad`` changes,
+and what it leaves alone, on the tensors inside the block;
 ``torch.set_grad_enabled(flag)`` for switching by a variable; the ``@torch.no_grad()``
 decorator; and ``torch.inference_mode()``, which is stricter and cheaper.
 """
@@ -65,7 +65,8 @@ print("after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:"
 # A common misreading is that `no_grad` switches `requires_grad` off on every tensor. It
 # does not touch existing tensors at all: `x` still requires grad inside the block. What
 # it switches off is *recording*: `torch.is_grad_enabled()` printed that grad mode was off,
-# no operation was recorded, so `doubled` does not require grad and has no `grad_fn`. After the block,
+# no operation was recorded: it is the results that do not require grad, so `doubled` has no
+# `grad_fn`. After the block,
 # `tracked = x * 2` is recorded again, because grad mode is back on.
 #
 # ## Switching by a flag, and the decorator

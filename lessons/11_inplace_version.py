@@ -64,7 +64,7 @@ b.add_(1)  # predict: b._version
 # %%
 print("b._version after add_:", b._version)
 b.mul_(3)
-print("b._version after mul_:", b._version)
+
 c = b + 1  # predict: b._version | 2 | 3
 print("b._version after c = b + 1:", b._version)
 c.sum().backward()  # predict: x.grad | tensor([2., 2., 2.]) | tensor([6., 6., 6.]) | None

@@ -5,8 +5,7 @@ What it teaches: one gradient computed three ways (``backward()``, ``torch.autog
 ``torch.autograd.functional.hessian``, and differentiating a gradient made with
 ``create_graph=True``); a Jacobian with ``jacrev`` and ``torch.autograd.functional.jacobian``;
 and per-sample gradients with ``vmap(grad(...))``, which calls the function once for the
-whole batch. torch.func transforms functions and leaves your tensors without ``.grad``
-or ``grad_fn``.
+whole batch. torch.func transforms functions, not tensors.
 """
 
 # %% [markdown]
@@ -85,7 +84,8 @@ by_func = grad(f)(x)  # predict: x.grad | None | [9., 15., 29.]
 # [en]
 # ## torch.func recorded nothing
 # `x.grad` is still None, `x` still has `requires_grad` False, and the graph panel has no
-# node for `by_func`: torch.func recorded nothing on your tensors. It returned the gradient
+# node for `by_func`: torch.func recorded nothing on your tensors, and leaves them without
+# `.grad` or `grad_fn`. It returned the gradient
 # as a new tensor, the same [9, 15, 29] as the other two ways.
 # [zh]
 # ## torch.func 什么都没有记录

@@ -1,9 +1,9 @@
 """Lesson 18: accumulating gradients on purpose, clipping them, and two losses on one graph.
 
-What it teaches: micro-batches whose losses are divided by their number and an optimizer
-step every N of them give the full-batch gradient and the full-batch training run;
-``torch.nn.utils.clip_grad_norm_`` rescales all gradients together and returns the norm
-they had; ``backward(inputs=...)`` fills ``.grad`` of the listed leaves only; and two
+What it teaches: micro-batches whose losses are divided by their number, with an optimizer
+step every N of them, against the full batch; ``torch.nn.utils.clip_grad_norm_``, which
+rescales all gradients together and returns the norm they had; ``backward(inputs=...)``;
+and two
 losses that share a graph, backpropagated one after the other with ``retain_graph=True``,
 give the same gradients as ``(loss_a + loss_b).backward()``, while ``create_graph=True``
 keeps the graph as well.
@@ -71,8 +71,8 @@ accumulated_grad = micro_model.weight.grad.clone()  # predict: accumulated_grad.
 # [en]
 # ## The average of the means is the mean
 # The loss is a mean. The mean over 8 samples is the average of the means over four
-# micro-batches of 2, so dividing each micro-batch loss by `ACCUMULATE` makes the
-# accumulated `.grad` the full-batch gradient: every pass added a quarter of that
+# micro-batches of 2, so micro-batches whose losses are divided by `ACCUMULATE` give the
+# full-batch gradient in the accumulated `.grad`: every pass added a quarter of that
 # micro-batch's gradient. The two are equal up to float rounding; the sums are done in a
 # different order, so `torch.equal` would be too strict.
 # [zh]
@@ -180,7 +180,8 @@ loss.backward(inputs=[micro_model.bias])  # predict: micro_model.weight.grad | N
 # %% [markdown]
 # [en]
 # ## Nothing for the weight
-# The backward computed and accumulated the gradient of the bias and of nothing else:
+# `backward(inputs=...)` fills `.grad` of the listed leaves only. The backward computed and
+# accumulated the gradient of the bias and of nothing else:
 # `micro_model.weight.grad` is still None (the optimizer's `zero_grad()` above set it so)
 # while `bias.grad` is filled. Useful when only part of a model should learn from a loss.
 # [zh]
