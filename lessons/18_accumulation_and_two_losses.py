@@ -149,19 +149,28 @@ norm_after = torch.linalg.vector_norm(torch.cat(grads))  # predict: norm_after.i
 # [en]
 # ## Same direction, length max_norm
 # `norm_before` was above `max_norm`, so `clip_grad_norm_` scaled every `.grad` in place by
-# max_norm / norm_before: every entry shrank by the same factor, the length became
-# `max_norm` (0.5) and the direction stayed. With accumulation, clip after the last
-# micro-batch's backward, just before the step.
+# max_norm / (norm_before + 1e-6), a factor clamped at 1: every entry shrank by the same
+# factor, the length became `max_norm` (0.5, short of it by a hair for the 1e-6) and the
+# direction stayed. The clamp means a gradient already shorter than `max_norm` is left as it
+# is: `clip_grad_norm_` never lengthens one, as clipping again with `max_norm=100` shows
+# (`unchanged`). With accumulation, clip after the last micro-batch's backward, just before
+# the step.
 # [zh]
 # ## 方向不变，长度变成 max_norm
 # `norm_before` 超过了 `max_norm`，
-# 所以 `clip_grad_norm_` 把每个 `.grad` 原地乘以 max_norm / norm_before：每个元素都按同一个比例缩小，
-# 长度变成 `max_norm`（0.5），方向不变。
+# 所以 `clip_grad_norm_` 把每个 `.grad` 原地乘以 max_norm / (norm_before + 1e-6)，这个比例最大取 1：
+# 每个元素都按同一个比例缩小，长度变成 `max_norm`（0.5，因为那个 1e-6 还差一点点），方向不变。
+# 比例最大取 1，意味着本来就比 `max_norm` 短的梯度保持原样：`clip_grad_norm_` 从不把梯度拉长，
+# 用 `max_norm=100` 再裁剪一次就能看到（`unchanged`）。
 # 配合梯度累加时，在最后一个小批量反向传播之后、更新之前裁剪。
 
 # %%
 print(f"norm before: {norm_before:.3f}, after: {norm_after:.3f}")
 print("same direction:", torch.allclose(full_model.weight.grad * norm_before / 0.5, grad_before))
+grad_clipped = full_model.weight.grad.clone()
+nn.utils.clip_grad_norm_(full_model.parameters(), max_norm=100.0)
+unchanged = torch.equal(full_model.weight.grad, grad_clipped)
+print("clipped again with max_norm=100, unchanged:", unchanged)
 
 # %% [markdown]
 # [en]

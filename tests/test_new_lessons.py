@@ -415,3 +415,21 @@ def test_20_stepping_into_backward_calls_each_closure_once_every_user_of_its_val
             for r in calls if r["function"] == "_backward"]
     # out = z * z first with the seed 1, then z = xw + b with both shares of z * z, then xw = x * w
     assert made == [("*", "1"), ("+", "-1"), ("*", "-1")]
+
+
+@pytest.mark.stops("18", 'print("clipped again with max_norm=100, unchanged:"')
+def test_18_clip_grad_norm_scales_by_max_norm_over_the_norm_plus_1e_6_and_never_lengthens(run):
+    state = run.at('print("clipped again with max_norm=100, unchanged:"')
+    before = float(values(state["norm_before"]))
+    clipped = values(parameter(state["full_model"], "weight")["summary"]["grad"])
+    assert np.allclose(clipped, values(state["grad_before"]) * 0.5 / (before + 1e-6), rtol=1e-6, atol=0)
+    assert scalar(state["unchanged"]) is True  # a factor above 1 is clamped: a short gradient stays as it is
+    assert "clipped again with max_norm=100, unchanged: True" in run.stdout
+
+
+@pytest.mark.stops("20", 'print("what reached z_t, once per backward:"')
+def test_20_pytorch_sums_the_two_shares_of_z_t_before_its_node_runs_and_z_t_is_not_a_leaf(run):
+    state = run.at('print("what reached z_t, once per backward:"')
+    assert [scalar(item) for item in state["arrivals"]["items"]] == [-1.0]
+    assert state["z_t"]["is_leaf"] is False and state["z_t"]["grad_fn"] == "AddBackward0"
+    assert "what reached z_t, once per backward: [-1.0] | z_t.is_leaf: False" in run.stdout
