@@ -165,7 +165,7 @@ print("one sample in eval mode, output shape:", tuple(single.shape))
 
 # %% [markdown]
 # [en]
-# ## For prediction: eval() and inference_mode() together
+# ## For prediction: eval() and inference mode together
 # `eval()` picks the layers' behaviour, `inference_mode()` (or `no_grad()`) turns recording
 # off: prediction code wants both. `prediction` has the same values as `evaluated`, but
 # it does not require grad and is an inference tensor (lesson 6).
@@ -177,7 +177,7 @@ print("one sample in eval mode, output shape:", tuple(single.shape))
 # | `torch.no_grad()` | unchanged | no | a plain tensor |
 # | `torch.inference_mode()` | unchanged | no | an inference tensor |
 # [zh]
-# ## 用于预测：eval() 与 inference_mode() 一起用
+# ## 用于预测：eval() 与推理模式一起用
 # `eval()` 决定层的行为，`inference_mode()`（或 `no_grad()`）关闭记录：预测代码两者都需要。
 # `prediction` 的数值与 `evaluated` 相同，但它不需要梯度，而且是推理张量（见第 6 课）。
 #

@@ -140,8 +140,8 @@ by_functional = torch.autograd.functional.hessian(f, x)
 # [zh]
 # ## 成为计算图一部分的梯度
 # 在变量视图里查看 `first`。与 `by_autograd_grad` 不同，它需要梯度，也有 `grad_fn`，
-# 计算图面板上显示的是反向传播本身的节点：梯度成了计算图的一部分，因此可以再求一次导，
-# 这就是高阶导数。Hessian 的每一行是 `first` 中一个元素的梯度；
+# 计算图面板上显示的是反向传播本身的节点：梯度成了计算图的一部分，因此可以再求一次导。
+# Hessian 的每一行是 `first` 中一个元素的梯度；
 # `retain_graph=True` 为下一行保留计算图。
 #
 # 第 8 课对 `first.sum()` 求导，一次调用就得到了 sum(x**3) 的二阶导数 6x。

@@ -137,7 +137,7 @@ def test_a_tensor_used_twice_gets_its_shares_summed_within_one_backward_and_accu
     assert "`AccumulateGrad` is another sum: it adds into a leaf's `.grad` across backward calls" in en
     assert "`z_t` is not a leaf" in en and "for the same reason" not in en
     assert "在一次反向传播中，流入一个被用了两次的张量的梯度，会在产生这个张量的节点运行之前先加在一起" in zh
-    assert "它在多次反向传播之间把梯度累加进叶子张量的`.grad`" in zh and "`z_t`不是叶子张量" in zh
+    assert "它在多次反向传播之间把梯度加进叶子张量的`.grad`" in zh and "`z_t`不是叶子张量" in zh
     assert "也是同样的道理" not in zh
 
 

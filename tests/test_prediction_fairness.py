@@ -204,7 +204,7 @@ WORKINGS: dict[tuple[str, int], dict[str, list[str]]] = {
     ("07_backward", 0): {lang: ["2 * w * x**2", "2 * h * x", "2 * h"] for lang in LANGUAGES},
     ("07_backward", 2): {lang: ["u @ A", "A[i, j]"] for lang in LANGUAGES},
     ("11_inplace_version", 0): {"en": ["counts the in-place changes", "from 0"],
-                                "zh": ["被原地修改的次数", "从0开始"]},
+                                "zh": ["经历的原地操作次数", "从0开始"]},
     # Each lesson's docstring, always at the top of the code pane, once told these (issue 33).
     ("01_dynamic_graphs", 1): {"en": ["gives NaN without any error"], "zh": ["对负数取torch.log"]},
     ("04_variable_length", 2): {"en": ["no gradient reaches the pads"], "zh": ["完全没有得到梯度"]},
