@@ -5,7 +5,8 @@ sequences of different lengths builds, for each one, a graph exactly as long as 
 (the nodes are counted per sequence), so no padding is needed; the same batch run at once
 with ``pack_padded_sequence`` and ``nn.RNN``, beside the loop; and what the article's
 ``breakpoint()`` / ``pdb`` session shows, next to what GradStep adds (the graph, every
-tensor's grad state, stepping back). """
+tensor's grad state, stepping back).
+"""
 
 # %% [markdown]
 # [en]
