@@ -1,9 +1,9 @@
 """Lesson 1: PyTorch builds the autograd graph while your code runs, so you debug it like Python.
 
 What it teaches: static versus dynamic (eager) graphs; watching ``grad_fn`` appear line by
-line; printing intermediate tensors; ``torch.log`` of a negative number gives NaN without
-any error, and how to find where that NaN first appeared; and what a real error (a shape
-mismatch) looks like and how its traceback points at the line that caused it.
+line; printing intermediate tensors; what ``torch.log`` does with a negative number, and how
+to find the first intermediate that holds a NaN; and what a real error (a shape mismatch)
+looks like and how its traceback points at the line that caused it.
 """
 
 # %% [markdown]
@@ -137,11 +137,11 @@ first_nan = first_with_nan(steps)  # predict: first_nan | shifted | logged | sca
 # %% [markdown]
 # [en]
 # ## NaN is not an error
-# `torch.log` of a negative number does **not** raise: it quietly returns NaN, and NaN then
-# spreads through every later result. (Some tutorials claim it raises an error; it does not.)
-# `shifted` is negative but still a number; `logged` is the first result with `nan` in it,
-# and `scaled` and `result` inherit it. Looking only at `result`, you could not tell where
-# it came from; checking the intermediates in order could.
+# `torch.log` of a negative number does **not** raise: it gives NaN without any error, and
+# NaN then spreads through every later result. (Some tutorials claim it raises an error; it
+# does not.) `shifted` is negative but still a number; `logged` is the first result with
+# `nan` in it, and `scaled` and `result` inherit it. Looking only at `result`, you could not
+# tell where it came from; checking the intermediates in order could.
 # [zh]
 # ## NaN 不是错误
 # 对负数取 `torch.log` **不会**抛出异常，而是悄悄返回 NaN，之后所有依赖它的结果都会变成 NaN。

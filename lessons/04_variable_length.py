@@ -2,8 +2,8 @@
 
 What it teaches: ``pad_sequence`` to make one rectangular batch; a boolean mask that marks
 the real time steps; ``pack_padded_sequence`` -> ``nn.GRU`` -> ``pad_packed_sequence``;
-what ``batch_sizes`` in a ``PackedSequence`` means; and why packing skips the padding
-(the GRU never runs on it, so its final state is right and no gradient reaches the pads).
+what ``batch_sizes`` in a ``PackedSequence`` means; and what packing does with the padding,
+in the final states and in the gradients.
 """
 
 # %% [markdown]
@@ -120,9 +120,9 @@ out.sum().backward()  # predict: bool(padded.grad[1, 2:].any()) | True | False
 # %% [markdown]
 # [en]
 # ## Why packing skips the padding
-# The padded steps of row 1 got no gradient at all: the packed sequence never fed them to
-# the GRU, so the graph has no path from `out` back to them. `pad_packed_sequence` filled
-# `out` there with zeros that depend on nothing.
+# The padded steps of row 1 got no gradient at all (no gradient reaches the pads): the
+# packed sequence never fed them to the GRU, so the graph has no path from `out` back to
+# them. `pad_packed_sequence` filled `out` there with zeros that depend on nothing.
 # [zh]
 # ## 为什么打包能跳过填充
 # 第 1 行的填充时间步完全没有得到梯度：打包后的序列从来没有把它们送进 GRU，

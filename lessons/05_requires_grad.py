@@ -3,7 +3,8 @@
 What it teaches: ``requires_grad=True`` at creation and ``requires_grad_()`` afterwards;
 ``nn.Linear`` parameters require grad by default; results of tracked operations require
 grad too; leaf versus non-leaf tensors (``is_leaf``, ``grad_fn``); only floating point and
-complex tensors can require grad; and ``detach()``, which shares data but leaves the graph.
+complex tensors can require grad; and ``detach()``: what it shares with the original, and what
+it cuts.
 """
 
 # %% [markdown]
@@ -20,7 +21,7 @@ complex tensors can require grad; and ``detach()``, which shares data but leaves
 # 张量如何加入计算图、哪些张量是叶子，以及如何用 detach() 得到从计算图中分离出来的张量。
 #
 # 只有当某个运算的输入中至少有一个张量设置了 `requires_grad=True` 时，自动求导才会记录
-# 这个运算。你自己创建的张量是*叶子张量*（叶子节点）：计算图从它们开始，`backward()` 把梯度
+# 这个运算。你自己创建的张量是*叶子张量*：计算图从它们开始，`backward()` 把梯度
 # 累加进它们的 `.grad`。由它们算出的其他张量都不是叶子，带有一个记录其来历的 `grad_fn`。
 
 # %%
@@ -42,8 +43,8 @@ torch.manual_seed(0)
 # ## 两种方式声明需要梯度
 # - 单步执行 `x = torch.tensor(..., requires_grad=True)`：在变量视图中，
 #   `x` 的 `requires_grad` 为 True，`is_leaf` 为 True，`grad_fn` 为 None。
-# - `y` 创建时不需要梯度。单步执行 `y.requires_grad_(True)`：末尾的下划线表示“原地修改
-#   这个张量”，此后 `y` 也需要梯度了。
+# - `y` 创建时不需要梯度。单步执行 `y.requires_grad_(True)`：末尾的下划线表示这是一个原地操作，
+#   改的就是这个张量，此后 `y` 也需要梯度了。
 # - `layer = nn.Linear(3, 1)`：它的 `weight` 和 `bias` 是 `Parameter`，默认就需要梯度，
 #   所以不必自己给模型的权重设置这个标志。
 
@@ -194,8 +195,8 @@ cubic.sum().backward()  # predict: t.grad | tensor([0., 1., 4., 9.]) | tensor([0
 # %% [markdown]
 # [en]
 # ## What detach() cut
-# - `frozen` and `z` share memory: `detach()` makes a new tensor object over the same
-#   numbers, so an in-place change of one shows in the other.
+# - `frozen` and `z` share memory: `detach()` shares data but leaves the graph. It makes a new
+#   tensor object over the same numbers, so an in-place change of one shows in the other.
 # - `t.grad` is `u` = [0, 1, 4, 9], not 3t² = [0, 3, 12, 27]: the graph of `cubic` holds
 #   only `u * t`, and to it `u` is a constant with no path back to `t`. This is how
 #   `detach()` stops the gradient along one path on purpose (d2l's example): the values
@@ -204,7 +205,7 @@ cubic.sum().backward()  # predict: t.grad | tensor([0., 1., 4., 9.]) | tensor([0
 # [zh]
 # ## detach() 截断了什么
 # - `frozen` 与 `z` 共享内存：`detach()` 在同一块数据上创建一个新的张量对象，
-#   所以原地修改其中一个，另一个也会变。
+#   所以对其中一个做原地操作，另一个也会变。
 # - `t.grad` 是 `u` = [0, 1, 4, 9]，而不是 3t² = [0, 3, 12, 27]：
 #   `cubic` 的计算图里只有 `u * t`，对它来说 `u` 是常数，没有回到 `t` 的路径。这就是有意用 `detach()` 截断某条路径上的
 #   梯度（《动手学深度学习》中的例子）：数值仍然来自 `t`，梯度却不会回传。`square` 保留着

@@ -1,7 +1,7 @@
 """Lesson 6: switching gradient tracking off with no_grad, set_grad_enabled and inference_mode.
 
-What it teaches: ``torch.no_grad()`` and ``torch.is_grad_enabled()``; inside ``no_grad`` the
-*inputs* keep ``requires_grad=True`` and it is the *results* that do not require grad;
+What it teaches: ``torch.no_grad()`` and ``torch.is_grad_enabled()``; what ``no_grad`` changes,
+and what it leaves alone, on the tensors inside the block;
 ``torch.set_grad_enabled(flag)`` for switching by a variable; the ``@torch.no_grad()``
 decorator; and ``torch.inference_mode()``, which is stricter and cheaper.
 """
@@ -65,7 +65,8 @@ print("after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:"
 # A common misreading is that `no_grad` switches `requires_grad` off on every tensor. It
 # does not touch existing tensors at all: `x` still requires grad inside the block. What
 # it switches off is *recording*: `torch.is_grad_enabled()` printed that grad mode was off,
-# no operation was recorded, so `doubled` does not require grad and has no `grad_fn`. After the block,
+# no operation was recorded: it is the results that do not require grad, so `doubled` has no
+# `grad_fn`. After the block,
 # `tracked = x * 2` is recorded again, because grad mode is back on.
 #
 # ## Switching by a flag, and the decorator
@@ -137,7 +138,7 @@ print("backward() inside no_grad, w.grad:", w.grad)
 # backward pass through a graph recorded earlier runs all the same and fills `.grad`
 # (PyTorch's own optimizers and `clip_grad_norm_` work on `.grad` under `no_grad`).
 #
-# ## inference_mode: faster, with strings attached
+# ## Inference mode: faster, with strings attached
 # `torch.inference_mode()` also skips the version counters and view tracking that autograd
 # would need later, so it is a little cheaper than `no_grad`. The price: tensors made inside
 # it are *inference tensors*, and outside the block autograd limits what they can do.
@@ -157,7 +158,7 @@ print("backward() inside no_grad, w.grad:", w.grad)
 # 沿着之前记录好的计算图做反向传播照样进行，并填入 `.grad`（PyTorch 自己的
 # 优化器和 `clip_grad_norm_` 都是在 `no_grad` 下处理 `.grad` 的）。
 #
-# ## inference_mode：更快，但有限制
+# ## 推理模式：更快，但有限制
 # `torch.inference_mode()` 还会跳过自动求导以后才需要的版本计数和视图跟踪，
 # 因此比 `no_grad` 略省一些。代价是：在其中创建的张量是*推理张量*，离开这个块之后，
 # 自动求导会限制它们的用法。
@@ -167,7 +168,7 @@ print("backward() inside no_grad, w.grad:", w.grad)
 #   不需要为反向传播保存张量（见第 9 课）。GradStep 会问你它在 `x.grad` 中填入了什么。
 # - 依次单步执行三个 `try` 块，每个都会失败，并打印报错信息：
 #   `fast * x`（它的 `MulBackward0` 需要为反向传播保存 `fast`）、
-#   `fast.add_(1)`（原地修改）以及 `fast.requires_grad_()`。
+#   `fast.add_(1)`（原地操作）以及 `fast.requires_grad_()`。
 # - `fast.clone()` 又是一个普通张量：`normal * x` 会像平常一样被记录。如果结果以后可能
 #   用于训练，请改用 `no_grad`。
 

@@ -1,10 +1,8 @@
 """Lesson 8: torch.autograd.grad, gradients returned as values instead of stored in .grad.
 
-What it teaches: ``torch.autograd.grad(outputs, inputs)`` returns a tuple with one gradient
-per input and leaves ``.grad`` untouched; it can differentiate with respect to non-leaf
-tensors; ``create_graph=True`` makes the gradient itself differentiable, giving second
-derivatives; and with several outputs plus ``grad_outputs`` the result is still one
-gradient per *input*, summed over the outputs (not one per output).
+What it teaches: ``torch.autograd.grad(outputs, inputs)``, which returns gradients instead of
+storing them; differentiating with respect to non-leaf tensors; ``create_graph=True`` and
+second derivatives; and what the result holds with several outputs plus ``grad_outputs``.
 """
 
 # %% [markdown]
@@ -54,7 +52,7 @@ z = y.mean()
 # [en]
 # ## Returned, not stored
 # `grad_x` is `[0.667, 1.333, 2.0]`, and `x.grad` is still None: `torch.autograd.grad`
-# returns the gradients and touches no `.grad`, so nothing accumulates between calls.
+# returns the gradients and leaves `.grad` untouched, so nothing accumulates between calls.
 #
 # `y` is not a leaf, yet `torch.autograd.grad(z, y)` works: `grad_y` is 1/3 everywhere.
 # `retain_graph=True` on the first call keeps the graph for the second one (lesson 9).
@@ -93,7 +91,8 @@ f = (x**3).sum()
 # [en]
 # ## A gradient with a graph of its own
 # `first` requires grad and has a `grad_fn`: `create_graph=True` recorded the backward pass
-# itself as a graph, with `x` among its inputs. So the next line can differentiate
+# itself as a graph, with `x` among its inputs: it makes the gradient itself differentiable. So
+# the next line can differentiate
 # `first.sum()` again: `second` equals `6 * x`.
 # [zh]
 # ## 自带计算图的梯度

@@ -1,9 +1,8 @@
 """Lesson 9: why a second backward() fails, and what retain_graph=True costs.
 
-What it teaches: nodes keep "saved tensors" needed for their derivative; ``backward()``
-frees them, so a second backward through the same graph raises an error (printed with
-PyTorch's message); ``retain_graph=True`` keeps them, at the price of keeping that memory
-alive; and a graph whose nodes saved nothing can be walked twice anyway.
+What it teaches: nodes keep "saved tensors" needed for their derivative; what happens to
+them, and to their memory, at a second backward through the same graph (PyTorch's message
+printed), with and without ``retain_graph=True``; and a graph whose nodes saved nothing.
 """
 
 # %% [markdown]

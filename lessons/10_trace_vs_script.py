@@ -1,14 +1,13 @@
 """Lesson 10: turning a dynamic model into a static graph, and what happens to its branches.
 
-What it teaches: ``torch.jit.trace`` records the operations one example input ran, so a
-data-dependent ``if`` is frozen to the branch that example took (with a TracerWarning, and
-a wrong answer for inputs that should take the other branch); ``torch.jit.script`` compiles
-the Python source and keeps the ``if``; TorchScript is deprecated in current PyTorch, and
-the modern route is ``torch.export`` with ``torch.cond`` for data-dependent branches, and
-``torch.compile``, which splits the model into graphs at the ``if`` (a graph break) and lets
-Python decide in between, shown with ``backend="eager"`` and ``torch._dynamo.explain``. Every
-step is guarded so the lesson runs on any PyTorch that has (or no longer has) these APIs,
-and every expected warning is captured and printed instead of going to stderr.
+What it teaches: ``torch.jit.trace``, which records the operations one example input ran,
+and ``torch.jit.script``, which compiles the Python source, each given a data-dependent
+``if``; TorchScript is deprecated in current PyTorch, and the modern route is
+``torch.export`` with ``torch.cond`` for data-dependent branches, and ``torch.compile``,
+whose graphs around the ``if`` are shown with ``backend="eager"`` and
+``torch._dynamo.explain``. Every step is guarded so the lesson runs on any PyTorch that has
+(or no longer has) these APIs, and every expected warning is captured and printed instead of
+going to stderr.
 """
 
 # %% [markdown]
@@ -118,7 +117,8 @@ else:
 # [en]
 # ## trace: the branch is baked in
 # `traced(negative)` does not match `expected`. The `if` is Python, not a tensor operation,
-# so the trace kept only the branch that ran on `positive`. The printed warnings said so:
+# so the trace kept only the branch that ran on `positive`, and gives a wrong answer for inputs
+# that should take the other branch. The printed warnings said so:
 # a `TracerWarning` ("Converting a tensor to a Python boolean might cause the trace to be
 # incorrect") and, on recent PyTorch, a `DeprecationWarning`. `traced.code` shows the graph
 # that was recorded: it has no `if` and no negation.
@@ -158,8 +158,8 @@ if scripted is not None:
 # %% [markdown]
 # [en]
 # ## script: the branch survives
-# `scripted(negative)` matches: the `if` was compiled with the rest, and `scripted.code`
-# still holds the condition.
+# `scripted(negative)` matches: `torch.jit.script` keeps the `if`, compiled with the rest, and
+# `scripted.code` still holds the condition.
 #
 # ## The modern route: torch.export and torch.cond
 # By default `torch.export` does run `forward` as Python, but on *fake* tensors: tensors
@@ -266,10 +266,11 @@ else:
 # %% [markdown]
 # [en]
 # ## A graph break at the `if`
-# One break, two graphs. At a decision it cannot put in a graph, such as our `if`, Dynamo
-# does not guess: it ends the graph there, lets Python make the choice, and starts a new
-# graph after it. So the compiled model gives the right answer for both signs. Graph 1
-# ends with the comparison and returns it; graph 2 is the branch that ran (`linear`).
+# One break, two graphs: `torch.compile` splits the model into graphs at the `if`. At a
+# decision it cannot put in a graph, such as our `if`, Dynamo does not guess: it ends the
+# graph there, lets Python make the choice, and starts a new graph after it. So the compiled
+# model gives the right answer for both signs. Graph 1 ends with the comparison and returns
+# it; graph 2 is the branch that ran (`linear`).
 #
 # - Rerun and step *into* `compiled_out = compiled(negative)`: the debugger stops in
 #   `forward`, then in a function named `torch_dynamo_resume_in_forward_at_` plus the line

@@ -39,7 +39,7 @@ x = torch.randn(3, requires_grad=True)
 # [zh]
 # ## 观察 _version
 # - 单步执行 `b = x * 2`，看一看 `b._version`（变量视图中的 `_version` 一列）。
-#   `b.add_(1)` 原地修改 `b`：在它执行之前，GradStep 会问你之后 `b._version` 是多少。
+#   `b.add_(1)` 对 `b` 做原地操作：在它执行之前，GradStep 会问你之后 `b._version` 是多少。
 
 # %%
 b = x * 2
@@ -55,8 +55,8 @@ b.add_(1)  # predict: b._version
 # - `b` is a non-leaf, and nothing in the graph saved `b` itself (`mul_` by a number saves
 #   only the number), so backward still works. GradStep asks what it puts in `x.grad`.
 # [zh]
-# ## 版本号记录原地修改
-# - `b._version` 从 0 开始，记录 `b` 被原地修改的次数：`add_` 让它变成 1。
+# ## 版本号记录原地操作
+# - `b._version` 从 0 开始，记录 `b` 经历的原地操作次数：`add_` 让它变成 1。
 #   单步执行 `b.mul_(3)`，观察 `_version` 一列；在 `c = b + 1` 之后 GradStep 会再问一次。
 # - `b` 不是叶子，而且计算图没有保存 `b` 本身（乘以一个数只需保存那个数），所以反向传播
 #   仍然正常。GradStep 会问你它在 `x.grad` 中填入了什么。
@@ -64,7 +64,7 @@ b.add_(1)  # predict: b._version
 # %%
 print("b._version after add_:", b._version)
 b.mul_(3)
-print("b._version after mul_:", b._version)
+
 c = b + 1  # predict: b._version | 2 | 3
 print("b._version after c = b + 1:", b._version)
 c.sum().backward()  # predict: x.grad | tensor([2., 2., 2.]) | tensor([6., 6., 6.]) | None
@@ -179,7 +179,7 @@ print("after .data.mul_(2), x.grad:", x.grad, "| the right gradient:", right)
 # 不要用 `.data`。
 #
 # ## 对需要梯度的叶子做原地操作
-# 在记录计算图时原地修改叶子，相当于改写图的起点，所以会被拒绝：
+# 在记录计算图时对叶子做原地操作，相当于改写图的起点，所以会被拒绝：
 # 单步执行 `try` 中的 `w.add_(1)`，读一读报错信息。
 #
 # 更新权重恰恰就是这样的修改，因此优化器（以及第 13 课）都在 `torch.no_grad()` 中进行。

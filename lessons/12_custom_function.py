@@ -2,7 +2,7 @@
 
 What it teaches: subclassing ``torch.autograd.Function`` with static ``forward`` and
 ``backward``; ``ctx.save_for_backward`` and ``ctx.saved_tensors``; the node the Function
-adds to the graph carries its own name (``CubeBackward``); ``torch.autograd.gradcheck``
+adds to the graph; ``torch.autograd.gradcheck``
 compares your backward with finite differences and catches a wrong formula.
 """
 

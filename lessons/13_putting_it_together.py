@@ -50,7 +50,7 @@ LEARNING_RATE, STEPS = 0.2, 10
 # [zh]
 # ## 手写训练循环
 # - 单步执行循环的一轮。`loss.backward()` 之后，`w.grad` 和 `b.grad` 中是这一步的梯度。
-# - 更新语句 `w -= LEARNING_RATE * w.grad` 是对需要梯度的叶子做原地修改，
+# - 更新语句 `w -= LEARNING_RATE * w.grad` 是对需要梯度的叶子做原地操作，
 #   所以必须放在 `torch.no_grad()` 中（见第 11 课）。GradStep 会问你这一行之后的 `w.grad_fn`：
 #   `w` 一开始是叶子，而更新为它算出了一个新值。
 # - `w.grad.zero_()` 为下一步清空梯度；不清空的话，梯度会不断累加。
@@ -92,7 +92,7 @@ print(f"manual loop learned w={manual_w:.3f}, b={manual_b:.3f}")
 # ## 更新留下了什么
 # - `w.grad_fn` 仍然是 None：在 `no_grad` 下更新不会被记录，而且它本来就不属于模型，
 #   不应被记录。`w` 仍然是叶子。
-# - `w.grad` 是 `tensor([0.])` 而不是 None：`zero_()` 原地修改梯度张量，并把它保留下来。
+# - `w.grad` 是 `tensor([0.])` 而不是 None：`zero_()` 用原地操作清零梯度张量，并把它保留下来。
 #
 # ## 忘记清零梯度
 # 同样的循环去掉两行 `zero_()`：每次 `backward()` 都累加到之前的梯度上，于是每次更新用的是

@@ -1,11 +1,11 @@
 """Lesson 14: hooks, the functions autograd and modules call for you as values pass by.
 
 What it teaches: ``Tensor.register_hook`` to see, and change, the gradient arriving at a
-tensor during ``backward()``; ``retain_grad()`` stores that gradient after the tensor's
-other hooks have run; on a leaf, ``register_hook`` (this pass's gradient, before it is added
-to ``.grad``) against ``register_post_accumulate_grad_hook`` (after); module hooks
-(``register_forward_hook``, ``register_full_backward_hook``); and the order in which all of
-them fire in one forward and backward pass.
+tensor during ``backward()``; ``retain_grad()`` beside such a hook; on a leaf,
+``register_hook`` (this pass's gradient, before it is added to ``.grad``) against
+``register_post_accumulate_grad_hook`` (after); module hooks (``register_forward_hook``,
+``register_full_backward_hook``); and the order in which all of them fire in one forward and
+backward pass.
 """
 
 # %% [markdown]
@@ -81,8 +81,8 @@ loss.backward()  # predict: h.grad | [4., 8., 12.] | [8., 16., 24.]
 #   Autograd carries on with whatever a hook returns, so `x.grad` ends up [16, 32, 48],
 #   twice what the chain rule alone gives.
 # - `h.grad` holds the doubled [8, 16, 24] (the `.grad` column of `h`), although
-#   `h.retain_grad()` came *before* the hook: the gradient that `retain_grad()` keeps is
-#   stored after every other hook of the tensor has run, whatever the order they were added in.
+#     `h.retain_grad()` came *before* the hook: the gradient that `retain_grad()` keeps is
+#   stored after the tensor's other hooks have run, whatever the order they were added in.
 # - `handle.remove()` takes the hook off; a later backward would not call it.
 # [zh]
 # ## 钩子做了什么

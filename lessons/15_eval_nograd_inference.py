@@ -1,10 +1,9 @@
 """Lesson 15: model.eval() against torch.no_grad() against torch.inference_mode().
 
-What it teaches: ``model.eval()`` switches layers such as Dropout and BatchNorm to their
-evaluation behaviour and does nothing to autograd (its output still requires grad, and
-backward works); ``torch.no_grad()`` stops recording but leaves the layers in training
-mode, so Dropout still drops and BatchNorm still updates its running statistics; and for
-prediction the two go together, usually as ``model.eval()`` with ``torch.inference_mode()``.
+What it teaches: what ``model.eval()`` changes (layers such as Dropout and BatchNorm, or
+autograd) and what ``torch.no_grad()`` changes, each tried on a model with both layers; and
+why for prediction the two go together, usually as ``model.eval()`` with
+``torch.inference_mode()``.
 """
 
 # %% [markdown]
@@ -98,9 +97,10 @@ with torch.no_grad():
 # %% [markdown]
 # [en]
 # ## no_grad() changes no layer
-# The model is still in training mode: Dropout still dropped, and BatchNorm counted the
-# batch (`num_batches_tracked` is now 3) and moved its running mean (`mean_moved` is True).
-# "Evaluating" under `no_grad()` alone quietly changes the model you evaluate.
+# The model is still in training mode: Dropout still dropped, and BatchNorm still updates
+# its running statistics: it counted the batch (`num_batches_tracked` is now 3) and moved
+# its running mean (`mean_moved` is True). "Evaluating" under `no_grad()` alone quietly
+# changes the model you evaluate.
 # [zh]
 # ## no_grad() 不改变任何层
 # 模型仍处于训练模式：Dropout 照样丢弃元素，BatchNorm 也计入了这个批量
@@ -132,7 +132,7 @@ evaluated = model(batch)  # predict: evaluated.requires_grad | True | False
 # %% [markdown]
 # [en]
 # ## eval() changes the layers, not autograd
-# - `evaluated` still requires grad and has a `grad_fn`: the graph panel shows the
+# - The output still requires grad: `evaluated` has a `grad_fn`, and the graph panel shows the
 #   `AddmmBackward0` of the last Linear and the nodes behind it. `eval()` is not a way to
 #   save memory.
 # - Dropout now passes values through and BatchNorm uses its running statistics without
@@ -165,7 +165,7 @@ print("one sample in eval mode, output shape:", tuple(single.shape))
 
 # %% [markdown]
 # [en]
-# ## For prediction: eval() and inference_mode() together
+# ## For prediction: eval() and inference mode together
 # `eval()` picks the layers' behaviour, `inference_mode()` (or `no_grad()`) turns recording
 # off: prediction code wants both. `prediction` has the same values as `evaluated`, but
 # it does not require grad and is an inference tensor (lesson 6).
@@ -177,7 +177,7 @@ print("one sample in eval mode, output shape:", tuple(single.shape))
 # | `torch.no_grad()` | unchanged | no | a plain tensor |
 # | `torch.inference_mode()` | unchanged | no | an inference tensor |
 # [zh]
-# ## 用于预测：eval() 与 inference_mode() 一起用
+# ## 用于预测：eval() 与推理模式一起用
 # `eval()` 决定层的行为，`inference_mode()`（或 `no_grad()`）关闭记录：预测代码两者都需要。
 # `prediction` 的数值与 `evaluated` 相同，但它不需要梯度，而且是推理张量（见第 6 课）。
 #

@@ -5,8 +5,7 @@ What it teaches: one gradient computed three ways (``backward()``, ``torch.autog
 ``torch.autograd.functional.hessian``, and differentiating a gradient made with
 ``create_graph=True``); a Jacobian with ``jacrev`` and ``torch.autograd.functional.jacobian``;
 and per-sample gradients with ``vmap(grad(...))``, which calls the function once for the
-whole batch. torch.func transforms functions and leaves your tensors without ``.grad``
-or ``grad_fn``.
+whole batch. torch.func transforms functions, not tensors.
 """
 
 # %% [markdown]
@@ -85,7 +84,8 @@ by_func = grad(f)(x)  # predict: x.grad | None | [9., 15., 29.]
 # [en]
 # ## torch.func recorded nothing
 # `x.grad` is still None, `x` still has `requires_grad` False, and the graph panel has no
-# node for `by_func`: torch.func recorded nothing on your tensors. It returned the gradient
+# node for `by_func`: torch.func recorded nothing on your tensors, and leaves them without
+# `.grad` or `grad_fn`. It returned the gradient
 # as a new tensor, the same [9, 15, 29] as the other two ways.
 # [zh]
 # ## torch.func 什么都没有记录
@@ -140,8 +140,8 @@ by_functional = torch.autograd.functional.hessian(f, x)
 # [zh]
 # ## 成为计算图一部分的梯度
 # 在变量视图里查看 `first`。与 `by_autograd_grad` 不同，它需要梯度，也有 `grad_fn`，
-# 计算图面板上显示的是反向传播本身的节点：梯度成了计算图的一部分，因此可以再求一次导，
-# 这就是高阶导数。Hessian 的每一行是 `first` 中一个元素的梯度；
+# 计算图面板上显示的是反向传播本身的节点：梯度成了计算图的一部分，因此可以再求一次导。
+# Hessian 的每一行是 `first` 中一个元素的梯度；
 # `retain_graph=True` 为下一行保留计算图。
 #
 # 第 8 课对 `first.sum()` 求导，一次调用就得到了 sum(x**3) 的二阶导数 6x。

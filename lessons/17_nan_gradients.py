@@ -1,12 +1,11 @@
 """Lesson 17: NaN gradients at points where a function has no derivative, and the double-where fix.
 
-What it teaches: what autograd returns at a kink (``abs`` and ``relu`` give 0 at 0) and at
-an infinite slope (``sqrt`` gives inf at 0); why ``torch.where(x > 0, torch.sqrt(x), 0)``
-has a clean output and NaN gradients; that ``torch.sqrt(torch.where(x > 0, x, 0))`` does
-*not* give NaN, while ``torch.sqrt(torch.clamp(x, min=0))`` gives inf at 0; the
-double-``where`` fix, whose intermediate gradients stay finite too (anomaly mode stays
-quiet); and that ``torch.linalg.vector_norm`` has a gradient at the zero vector where a
-hand-written norm gives NaN.
+What it teaches: what autograd returns at a kink (``abs`` and ``relu`` at 0) and at an
+infinite slope (``sqrt`` at 0); why ``torch.where(x > 0, torch.sqrt(x), 0)`` has a clean
+output and NaN gradients; what a ``where`` or a ``clamp`` in front of ``sqrt`` gives
+instead; the double-``where`` fix, whose intermediate gradients stay finite too (anomaly
+mode stays quiet); and a vector's length at the zero vector, written by hand and with
+``torch.linalg.vector_norm``.
 """
 
 # %% [markdown]
@@ -60,8 +59,8 @@ abs_grad = grad_at_points(torch.abs)  # predict: abs_grad[1].item() | -1 | 0 | 1
 # %% [markdown]
 # [en]
 # ## A kink gives 0, an infinite slope gives inf
-# PyTorch picks 0 for the kinks of both `abs` and `relu`, so their gradient at 0 is a plain
-# 0, never NaN.
+# PyTorch picks 0 for the kinks of both `abs` and `relu`, so they give 0 at 0: a plain 0,
+# never NaN.
 #
 # `sqrt` is different: at 0 its slope is infinite, so the gradient is `inf`, and at -1 the
 # value itself is NaN and so is its gradient. Step over the next two lines and compare
@@ -155,9 +154,10 @@ clamp_grad = grad_at_points(lambda x: torch.sqrt(x.clamp(min=0.0)))  # predict: 
 # %% [markdown]
 # [en]
 # ## The boundary decides
-# `clamp_grad` is inf at 0. `clamp` counts x = 0 as inside the range and lets the gradient
-# through there, so the infinite slope of `sqrt` at 0 reaches `x`. `where(x >= 0, x, 0)`
-# does the same. The boundary decides, not the shape of the code.
+# `clamp_grad` is inf at 0: `sqrt(clamp(x, min=0))` gives inf at 0. `clamp` counts x = 0 as
+# inside the range and lets the gradient through there, so the infinite slope of `sqrt` at 0
+# reaches `x`. `where(x >= 0, x, 0)` does the same. The boundary decides, not the shape of
+# the code.
 # [zh]
 # ## 边界说了算
 # `clamp_grad` 在 0 处是 inf。`clamp` 把 x = 0 算作范围之内，梯度在那里照常通过，

@@ -1,9 +1,9 @@
 """Lesson 18: accumulating gradients on purpose, clipping them, and two losses on one graph.
 
-What it teaches: micro-batches whose losses are divided by their number and an optimizer
-step every N of them give the full-batch gradient and the full-batch training run;
-``torch.nn.utils.clip_grad_norm_`` rescales all gradients together and returns the norm
-they had; ``backward(inputs=...)`` fills ``.grad`` of the listed leaves only; and two
+What it teaches: micro-batches whose losses are divided by their number, with an optimizer
+step every N of them, against the full batch; ``torch.nn.utils.clip_grad_norm_``, which
+rescales all gradients together and returns the norm they had; ``backward(inputs=...)``;
+and two
 losses that share a graph, backpropagated one after the other with ``retain_graph=True``,
 give the same gradients as ``(loss_a + loss_b).backward()``, while ``create_graph=True``
 keeps the graph as well.
@@ -18,10 +18,10 @@ keeps the graph as well.
 # the gradients accumulate in `.grad`, then take one optimizer step. Done right, the step is
 # the same as the one the full batch would have given.
 # [zh]
-# # 梯度累加与两个损失
-# .grad 会累加（见第 7 课）：用它来处理小批量，对累加结果做裁剪，再让两个损失经过同一张计算图。
+# # 梯度累积与两个损失
+# .grad 会累加（见第 7 课）：用它来处理微批次，对累加结果做裁剪，再让两个损失经过同一张计算图。
 #
-# 一个大到放不进内存的批量可以切成若干小批量：每个小批量各做一次反向传播，
+# 一个大到放不进内存的批量可以切成若干微批次：每个微批次各做一次反向传播，
 # 让梯度在 `.grad` 里累加，然后只做一次优化器更新。做得对的话，这一步与用整个批量
 # 做的那一步完全相同。
 
@@ -51,9 +51,9 @@ micro_model = copy.deepcopy(full_model)  # the same starting weights
 # - Before `accumulated_grad` is taken, GradStep asks whether it equals `full_grad` up to
 #   float rounding (`torch.allclose`).
 # [zh]
-# ## 四个小批量，一个梯度
+# ## 四个微批次，一个梯度
 # `full_model` 对前 8 个样本的平均损失做一次反向传播。`micro_model`（起始权重相同）
-# 把它们切成四个每批 2 个样本的小批量，每个小批量的损失在反向传播之前先除以 `ACCUMULATE`。
+# 把它们切成四个每批 2 个样本的微批次，每个微批次的损失在反向传播之前先除以 `ACCUMULATE`。
 #
 # - 单步执行这个循环，观察 `micro_model` 权重的 `.grad` 列（在变量视图里展开 `micro_model`）：
 #   每一轮都在已有的值上继续累加。
@@ -71,15 +71,15 @@ accumulated_grad = micro_model.weight.grad.clone()  # predict: accumulated_grad.
 # [en]
 # ## The average of the means is the mean
 # The loss is a mean. The mean over 8 samples is the average of the means over four
-# micro-batches of 2, so dividing each micro-batch loss by `ACCUMULATE` makes the
-# accumulated `.grad` the full-batch gradient: every pass added a quarter of that
+# micro-batches of 2, so micro-batches whose losses are divided by `ACCUMULATE` give the
+# full-batch gradient in the accumulated `.grad`: every pass added a quarter of that
 # micro-batch's gradient. The two are equal up to float rounding; the sums are done in a
 # different order, so `torch.equal` would be too strict.
 # [zh]
 # ## 平均值的平均就是平均值
-# 损失是平均值。8 个样本的平均等于四个（每个 2 个样本的）小批量平均值的平均，
-# 所以把每个小批量的损失除以 `ACCUMULATE`，累加起来的 `.grad` 就是整个批量的梯度：
-# 每一轮都加上了这个小批量梯度的四分之一。两者在浮点舍入误差之内相等；
+# 损失是平均值。8 个样本的平均等于四个（每个 2 个样本的）微批次平均值的平均，
+# 所以把每个微批次的损失除以 `ACCUMULATE`，累加起来的 `.grad` 就是整个批量的梯度：
+# 每一轮都加上了这个微批次梯度的四分之一。两者在浮点舍入误差之内相等；
 # 求和的顺序不同，所以用 `torch.equal` 就太严格了。
 
 # %%
@@ -97,11 +97,11 @@ print("equal up to rounding:", torch.allclose(full_grad, accumulated_grad))
 #   uses the sum in `.grad`, and `micro_opt.zero_grad()` starts the next sum.
 # - After both loops the two models have the same weights (`same_weights` is True).
 # [zh]
-# ## 每 N 个小批量更新一次
-# 在 16 个样本的训练循环里做同样的事：八个每批 2 个样本的小批量，每四个之后更新一次；
+# ## 每 N 个微批次更新一次
+# 在 16 个样本的训练循环里做同样的事：八个每批 2 个样本的微批次，每四个之后更新一次；
 # 对照组是两个每批 8 个样本的完整批量，每批之后更新一次。
 #
-# - `if step % ACCUMULATE == 0:` 这一行就是累加结束的地方：
+# - `if step % ACCUMULATE == 0:` 这一行就是梯度累积结束的地方：
 #   `micro_opt.step()` 使用 `.grad` 里的累加和，`micro_opt.zero_grad()` 开始下一轮累加。
 # - 两个循环结束后，两个模型的权重相同（`same_weights` 为 True）。
 
@@ -149,19 +149,28 @@ norm_after = torch.linalg.vector_norm(torch.cat(grads))  # predict: norm_after.i
 # [en]
 # ## Same direction, length max_norm
 # `norm_before` was above `max_norm`, so `clip_grad_norm_` scaled every `.grad` in place by
-# max_norm / norm_before: every entry shrank by the same factor, the length became
-# `max_norm` (0.5) and the direction stayed. With accumulation, clip after the last
-# micro-batch's backward, just before the step.
+# max_norm / (norm_before + 1e-6), a factor clamped at 1: every entry shrank by the same
+# factor, the length became `max_norm` (0.5, short of it by a hair for the 1e-6) and the
+# direction stayed. The clamp means a gradient already shorter than `max_norm` is left as it
+# is: `clip_grad_norm_` never lengthens one, as clipping again with `max_norm=100` shows
+# (`unchanged`). With accumulation, clip after the last micro-batch's backward, just before
+# the step.
 # [zh]
 # ## 方向不变，长度变成 max_norm
 # `norm_before` 超过了 `max_norm`，
-# 所以 `clip_grad_norm_` 把每个 `.grad` 原地乘以 max_norm / norm_before：每个元素都按同一个比例缩小，
-# 长度变成 `max_norm`（0.5），方向不变。
-# 配合梯度累加时，在最后一个小批量反向传播之后、更新之前裁剪。
+# 所以 `clip_grad_norm_` 把每个 `.grad` 原地乘以 max_norm / (norm_before + 1e-6)，这个比例最大取 1：
+# 每个元素都按同一个比例缩小，长度变成 `max_norm`（0.5，因为那个 1e-6 还差一点点），方向不变。
+# 比例最大取 1，意味着本来就比 `max_norm` 短的梯度保持原样：`clip_grad_norm_` 从不把梯度拉长，
+# 用 `max_norm=100` 再裁剪一次就能看到（`unchanged`）。
+# 配合梯度累积时，在最后一个微批次反向传播之后、更新之前裁剪。
 
 # %%
 print(f"norm before: {norm_before:.3f}, after: {norm_after:.3f}")
 print("same direction:", torch.allclose(full_model.weight.grad * norm_before / 0.5, grad_before))
+grad_clipped = full_model.weight.grad.clone()
+nn.utils.clip_grad_norm_(full_model.parameters(), max_norm=100.0)
+unchanged = torch.equal(full_model.weight.grad, grad_clipped)
+print("clipped again with max_norm=100, unchanged:", unchanged)
 
 # %% [markdown]
 # [en]
@@ -180,7 +189,8 @@ loss.backward(inputs=[micro_model.bias])  # predict: micro_model.weight.grad | N
 # %% [markdown]
 # [en]
 # ## Nothing for the weight
-# The backward computed and accumulated the gradient of the bias and of nothing else:
+# `backward(inputs=...)` fills `.grad` of the listed leaves only. The backward computed and
+# accumulated the gradient of the bias and of nothing else:
 # `micro_model.weight.grad` is still None (the optimizer's `zero_grad()` above set it so)
 # while `bias.grad` is filled. Useful when only part of a model should learn from a loss.
 # [zh]
@@ -292,7 +302,7 @@ w.grad = None  # breaks the cycle between w and its gradient
 # ## 动手试试
 # 1. 去掉第一个循环里的 `/ ACCUMULATE`：`accumulated_grad` 变成 `full_grad` 的四倍，
 #    效果相当于学习率大了四倍。
-# 2. 把训练循环的小批量切得大小不等：在生成 `micro_batches` 的那一行，
+# 2. 把训练循环的微批次切得大小不等：在生成 `micro_batches` 的那一行，
 #    用 `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` 和 `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
 #    代替两处 `chunk(8)`。每次优化器更新仍然用到 8 个样本，但分别含 3、1、2、2 个样本的
 #    四个平均值再取平均，并不等于 8 个样本的平均：`same_weights` 变成 False。

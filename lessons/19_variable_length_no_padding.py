@@ -1,11 +1,11 @@
 """Lesson 19: sequences of different lengths without padding, and breakpoint() beside GradStep.
 
-What it teaches: the article's own point about dynamic graphs, that a plain Python loop
-over sequences of different lengths builds, for each one, a graph exactly as long as the
-sequence (the nodes are counted per sequence), so no padding is needed; that
-``pack_padded_sequence`` with ``nn.RNN`` gives the same final states and gradients for the
-whole batch at once; and what the article's ``breakpoint()`` / ``pdb`` session shows, next
-to what GradStep adds (the graph, every tensor's grad state, stepping back).
+What it teaches: the article's own point about dynamic graphs, that a plain Python loop over
+sequences of different lengths builds, for each one, a graph exactly as long as the sequence
+(the nodes are counted per sequence), so no padding is needed; the same batch run at once
+with ``pack_padded_sequence`` and ``nn.RNN``, beside the loop; and what the article's
+``breakpoint()`` / ``pdb`` session shows, next to what GradStep adds (the graph, every
+tensor's grad state, stepping back).
 """
 
 # %% [markdown]
@@ -139,7 +139,8 @@ same_states = torch.allclose(h_n.flatten(), torch.stack(finals))  # predict: sam
 # ## Each sequence stops at its own end
 # `h_n` is 1 x 3 x 1 (layers, sequences, hidden size): one final state per sequence, and
 # each is the state after that sequence's own last step, not after step 4 of the padded
-# tensor. So it equals `finals` from the loop (`same_states` is True).
+# tensor. So it equals `finals` from the loop (`same_states` is True): packing with `nn.RNN`
+# gives the same final states as the loop.
 #
 # After `h_n.sum().backward()`, the RNN's weight gradients equal `w_x.grad` and `w_h.grad`
 # (`same_grads`): packing changes how the work is batched, not what is computed.

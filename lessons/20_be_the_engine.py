@@ -154,8 +154,10 @@ print(f"x.grad={x.grad}, w.grad={w.grad}, b.grad={b.grad}, z.grad={z.grad}")
 # ## Why `+=`
 # `z.grad` is -1.0, which is 2z: the derivative of z·z. The closure of `out` ran once, with
 # `self` and `other` both `z`, and added z·1 twice. With `=` instead of `+=`, the second
-# line would overwrite the first, and `z.grad` would be -0.5 (Try it). PyTorch's
-# `AccumulateGrad` adds into `.grad` for the same reason (lesson 7).
+# line would overwrite the first, and `z.grad` would be -0.5 (Try it). PyTorch's engine
+# adds too: within one backward, the gradients flowing into a tensor used twice are summed
+# before the node that made it runs. `AccumulateGrad` is another sum: it adds into a leaf's
+# `.grad` across backward calls (lesson 7).
 #
 # ## The same expression in PyTorch
 # The same numbers as float64 tensors, the same two lines. Look at the graph panel after
@@ -165,7 +167,9 @@ print(f"x.grad={x.grad}, w.grad={w.grad}, b.grad={b.grad}, z.grad={z.grad}")
 # ## 为什么用 `+=`
 # `z.grad` 是 -1.0，也就是 2z：z·z 的导数。`out` 的闭包只运行了一次，`self` 和 `other` 都是 `z`，
 # 于是把 z·1 加了两次。如果把 `+=` 换成 `=`，第二行就会覆盖第一行，`z.grad` 会是 -0.5
-# （动手试试）。PyTorch 的 `AccumulateGrad` 把梯度累加进 `.grad`，也是同样的道理（见第 7 课）。
+# （动手试试）。PyTorch 的引擎同样要求和：在一次反向传播中，流入一个被用了两次的张量的梯度，
+# 会在产生这个张量的节点运行之前先加在一起。`AccumulateGrad` 是另一种累加：它在多次反向传播之间
+# 把梯度加进叶子张量的 `.grad`（见第 7 课）。
 #
 # ## 同一个表达式交给 PyTorch
 # 同样的数值做成 float64 张量，同样的两行。在 `out_t = z_t * z_t` 之后看计算图面板，
@@ -188,7 +192,10 @@ print("PyTorch's graph, output first:", graph_nodes(out_t))
 # simply keeps the sum.
 #
 # `torch.autograd.grad` returns PyTorch's gradients for `x_t`, `w_t` and `b_t` (lesson 8);
-# `matches` compares them with your engine's, one by one.
+# `matches` compares them with your engine's, one by one. A hook on `z_t` (lesson 14) notes
+# what reaches it: `arrivals` holds one number, -1.0, both shares of `z_t * z_t` summed before
+# `AddBackward0` ran. `z_t` is not a leaf (`z_t.is_leaf` is False): no `AccumulateGrad` took
+# part in that sum.
 # [zh]
 # ## 一个节点对一个节点
 # `out_t.grad_fn` 是 `MulBackward0`：`z_t * z_t` 是一个乘积，只是它的两个输入恰好是同一个张量，
@@ -197,13 +204,18 @@ print("PyTorch's graph, output first:", graph_nodes(out_t))
 # 在你的引擎里，叶子的 `_backward` 什么也不做，它们的 `grad` 只是保存累加的和。
 #
 # `torch.autograd.grad` 返回 PyTorch 对 `x_t`、`w_t` 和 `b_t` 的梯度（见第 8 课）；
-# `matches` 把它们与你的引擎算出的梯度逐个比较。
+# `matches` 把它们与你的引擎算出的梯度逐个比较。`z_t` 上的钩子（见第 14 课）记下传到它这里的梯度：
+# `arrivals` 只有一个数 -1.0，是 `z_t * z_t` 的两份梯度在 `AddBackward0` 运行之前加起来的和。
+# `z_t` 不是叶子张量（`z_t.is_leaf` 为 False）：这次求和与 `AccumulateGrad` 无关。
 
 # %%
+arrivals = []
+z_t.register_hook(lambda grad: arrivals.append(grad.item()))
 torch_grads = torch.autograd.grad(out_t, (x_t, w_t, b_t))
 matches = {v.label: math.isclose(v.grad, g.item()) for v, g in zip((x, w, b), torch_grads, strict=True)}
 all_match = all(matches.values())
 print("PyTorch's gradients:", [g.item() for g in torch_grads], "| the same as yours:", matches)
+print("what reached z_t, once per backward:", arrivals, "| z_t.is_leaf:", z_t.is_leaf)
 
 # %% [markdown]
 # [en]

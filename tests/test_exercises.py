@@ -100,7 +100,21 @@ ANSWERS: dict[str, list[tuple[str, ...]]] = {
     "20_be_the_engine": [("len(order)", "6"),  # the leaves are in the order, z once though used twice
                          ("z.grad", "-1.0"),  # both factors of z * z add their share
                          ("out_t.grad_fn", "MulBackward0")],
+    "21_views_and_inplace": [("view._version", "1"),  # the view shares its base's version counter
+                             ("y.grad_fn", "CopySlices"), ("x.grad", "tensor([20., 20., 2., 2.])"),
+                             ("hidden._version", "0")],  # .data has a version counter of its own
+    "22_saved_tensors_checkpointing": [("len(shapes)", "2"),  # mm saves inputs only: inputs needs no gradient
+                                       ("plain_kib", "768.0", "1024.0"), ("checkpointed_kib", "512.0")],
+    "23_forward_mode_ad": [("tangent", "12.0", "8.0"), ("forward_passes", "2"), ("reverse_passes", "6")],
 }
+
+#: Lesson 22's two checkpointed blocks, its Try it's hooks and lesson 23's finite-difference H·v.
+CHECKPOINTED_BLOCKS = ("    h = checkpoint(layers, x, weights[:1], use_reentrant=False)\n"
+                       "    return checkpoint(layers, h, weights[1:], use_reentrant=False)\n")
+STORE = '    """The pack hook of the Try it: what the graph keeps of a saved tensor."""\n    return tensor\n'
+LOAD = ('    """The unpack hook of the Try it: the tensor backward gets back from what ``store`` kept."""\n'
+        "    return stored\n")
+FINITE_DIFFERENCE = "    return (grad(fn)(w + step * v) - grad(fn)(w - step * v)) / (2 * step)\n"
 
 #: Per lesson, per exercise of its Try it cell: the change it asks for, as (old, new) replacements.
 CHANGES: dict[str, list[list[tuple[str, str]]]] = {
@@ -211,6 +225,19 @@ CHANGES: dict[str, list[list[tuple[str, str]]]] = {
         [("            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n",
           "            self.grad = other.data * out.grad\n            other.grad = self.data * out.grad\n")],
         [("        for node in reversed(order):\n", "        for node in order:\n")],
+    ],
+    "21_views_and_inplace": [
+        [("    head = t[:2]\n    head.mul_(10)\n    return t\n", "    return torch.cat([t[:2] * 10, t[2:]])\n")],
+        [("    leaf[:2].add_(amount)\n", "    with torch.no_grad():\n        leaf[:2].add_(amount)\n")],
+    ],
+    "22_saved_tensors_checkpointing": [
+        [(CHECKPOINTED_BLOCKS, "    return checkpoint(layers, x, weights, use_reentrant=False)\n")],
+        [(STORE, STORE.replace("return tensor", "return tensor.half()")),
+         (LOAD, LOAD.replace("return stored", "return stored.float()"))],
+    ],
+    "23_forward_mode_ad": [
+        [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v)")],
+        [(FINITE_DIFFERENCE, "    return jvp(grad(fn), (w,), (v,))[1]\n")],
     ],
 }
 
@@ -482,11 +509,82 @@ WRONG: dict[str, list[list[list[tuple[str, str]]]]] = {
             [("        for node in reversed(order):\n", "        for node in reversed(order[1:]):\n")],
         ],
     ],
+    "21_views_and_inplace": [
+        [
+            [("    head = t[:2]\n", "    t = t.clone()\n    head = t[:2]\n")],  # still in place: CopySlices
+            [("    head = t[:2]\n", "    head = t.detach()[:2]\n")],  # changes the input, unrecorded
+            [("    head = t[:2]\n", "    head = t.data[:2]\n")],
+            [("    head.mul_(10)\n", "    with torch.no_grad():\n        head.mul_(10)\n")],
+            [("    head = t[:2]\n    head.mul_(10)\n    return t\n", "    return t[:2] * 10\n")],  # the tail dropped
+            [("    head = t[:2]\n    head.mul_(10)\n    return t\n",
+              "    return torch.tensor([20.0, 40.0, 6.0, 8.0], requires_grad=True)\n")],  # this run's numbers
+        ],
+        [
+            [("    leaf[:2].add_(amount)\n", "    leaf.data[:2].add_(amount)\n")],  # hidden from the version counter
+            [("    leaf[:2].add_(amount)\n", "    leaf = leaf.clone()\n    leaf[:2].add_(amount)\n")],
+            [("    leaf[:2].add_(amount)\n", "    with torch.no_grad():\n        leaf[:1].add_(amount)\n")],
+            [("    leaf[:2].add_(amount)\n", "    with torch.no_grad():\n        leaf[:2].add_(0.5)\n")],
+            [("    leaf[:2].add_(amount)\n", "    leaf = leaf + torch.tensor([amount, amount, 0.0])\n")],
+        ],
+    ],
+    "22_saved_tensors_checkpointing": [
+        [
+            [("    return checkpoint(layers, h, weights[1:], use_reentrant=False)\n",
+              "    return layers(h, weights[1:])\n")],  # only the first block checkpointed
+            [(CHECKPOINTED_BLOCKS, "    with torch.no_grad():\n        return layers(x, weights)\n")],
+            [(CHECKPOINTED_BLOCKS,
+              "    return checkpoint(layers, x, [w.detach() for w in weights], use_reentrant=False)\n")],
+            [(CHECKPOINTED_BLOCKS, "    return torch.zeros(len(x), 256)\n")],
+        ],
+        [
+            [(STORE, STORE.replace("return tensor", "return tensor.half()"))],  # load still gives float16 back
+            [(STORE, STORE.replace("return tensor", "return tensor.double()")),
+             (LOAD, LOAD.replace("return stored", "return stored.float()"))],
+            [(STORE, STORE.replace("return tensor", "return tensor.half().float()"))],
+            [(STORE, STORE.replace("return tensor", "return tensor.detach()"))],
+            [(STORE, STORE.replace("return tensor", "return tensor.half()")),
+             (LOAD, LOAD.replace("return stored", "return torch.zeros_like(stored, dtype=torch.float32)"))],
+        ],
+    ],
+    "23_forward_mode_ad": [
+        [
+            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v / v.norm())")],
+            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x + v, torch.ones_like(x))")],  # v as a point
+            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v)"),
+             ("return fwAD.unpack_dual(out).tangent", "return fwAD.unpack_dual(out).primal")],
+            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v * (torch.arange(len(v)) == 0))")],
+            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, -v)")],
+            [("        return fwAD.unpack_dual(out).tangent\n",
+              "        return torch.tensor([2.0, 1.0, 0.0, 1.0, 3.0, 0.0])\n")],  # this run's numbers
+        ],
+        [
+            [("def hvp(fn, w, v, step=1e-3):", "def hvp(fn, w, v, step=1e-4):")],
+            [(FINITE_DIFFERENCE, "    return jvp(fn, (w,), (v,))[1]\n")],  # first order only
+            [(FINITE_DIFFERENCE, "    return jvp(grad(fn), (w,), (torch.ones_like(v),))[1]\n")],
+            [(FINITE_DIFFERENCE, "    return (grad(fn)(w + step * v) - grad(fn)(w)) / step\n")],
+            [(FINITE_DIFFERENCE, "    return torch.zeros_like(w)\n")],
+        ],
+    ],
 }
 
 #: Per lesson: (exercise, edits) that do what the exercise asks in another way than CHANGES;
 #: the exercise's check must be True on them too.
 ALSO_RIGHT: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {
+    "21_views_and_inplace": [
+        (1, [("    head = t[:2]\n    head.mul_(10)\n    return t\n",
+              "    return t * torch.tensor([10.0, 10.0] + [1.0] * (len(t) - 2))\n")]),
+        (2, [("    leaf[:2].add_(amount)\n", "    leaf.detach()[:2].add_(amount)\n")]),  # seen by the version counter
+    ],
+    "22_saved_tensors_checkpointing": [
+        (2, [(STORE, STORE.replace("return tensor", "return tensor.to(torch.bfloat16)")),
+             (LOAD, LOAD.replace("return stored", "return stored.float()"))]),
+    ],
+    "23_forward_mode_ad": [
+        (1, [("    with fwAD.dual_level():\n        out = fn(fwAD.make_dual(x, torch.ones_like(x)))\n"
+              "        return fwAD.unpack_dual(out).tangent\n", "    return jvp(fn, (x,), (v,))[1]\n")]),
+        (2, [(FINITE_DIFFERENCE, "    return hessian(fn)(w) @ v\n")]),
+        (2, [(FINITE_DIFFERENCE, "    return vjp(grad(fn), w)[1](v)[0]\n")]),  # reverse over reverse, H symmetric
+    ],
     "19_variable_length_no_padding": [  # the fourth sequence inserted first, not appended
         (1, [("sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]",
               "sequences = [torch.randn(1), torch.randn(2), torch.randn(5), torch.randn(3)]")]),

@@ -120,3 +120,37 @@ def test_accumulating_micro_batches_zero_once_per_step_not_before_each_backward(
     assert "usually zeroes the gradients before each backward" in en and "(lesson 18)" in en
     assert "every training loop zeroes" not in en
     assert "通常在每次反向传播之前先把梯度清零" in zh and "见第18课" in zh
+
+
+def test_a_tensor_used_twice_gets_its_shares_summed_within_one_backward_and_accumulate_grad_adds_across_calls():
+    z_leaf = torch.tensor(-0.5, requires_grad=True)
+    z = z_leaf * 1.0  # not a leaf, like lesson 20's z_t
+    arrived: list[float] = []
+    z.register_hook(lambda grad: arrived.append(grad.item()))
+    (z * z).backward(retain_graph=True)
+    assert arrived == [-1.0] and not z.is_leaf  # one call with both shares already added, no .grad involved
+    first = z_leaf.grad.item()
+    (z * z).backward()
+    assert first == -1.0 and z_leaf.grad.item() == -2.0  # AccumulateGrad adds into the leaf's .grad across calls
+    en, zh = notes("20", "en"), notes("20", "zh")
+    assert "within one backward, the gradients flowing into a tensor used twice are summed" in en
+    assert "`AccumulateGrad` is another sum: it adds into a leaf's `.grad` across backward calls" in en
+    assert "`z_t` is not a leaf" in en and "for the same reason" not in en
+    assert "在一次反向传播中，流入一个被用了两次的张量的梯度，会在产生这个张量的节点运行之前先加在一起" in zh
+    assert "它在多次反向传播之间把梯度加进叶子张量的`.grad`" in zh and "`z_t`不是叶子张量" in zh
+    assert "也是同样的道理" not in zh
+
+
+def test_clip_grad_norm_scales_by_max_norm_over_the_norm_plus_1e_6_clamped_at_1():
+    def clipped(grad: float, max_norm: float) -> float:
+        weight = torch.nn.Parameter(torch.zeros(1))
+        weight.grad = torch.tensor([grad])
+        torch.nn.utils.clip_grad_norm_([weight], max_norm=max_norm)
+        return weight.grad.item()
+
+    assert clipped(1e-6, 1e-6) == pytest.approx(1e-6 * 1e-6 / (1e-6 + 1e-6))  # max_norm / norm would leave 1e-6
+    assert clipped(0.1, 1.0) == pytest.approx(0.1)  # clamped at 1: max_norm / norm would make it 1.0
+    assert clipped(4.0, 0.5) == pytest.approx(4.0 * 0.5 / (4.0 + 1e-6))
+    en, zh = notes("18", "en"), notes("18", "zh")
+    assert "max_norm / (norm_before + 1e-6), a factor clamped at 1" in en and "max_norm / norm_before:" not in en
+    assert "max_norm/(norm_before+1e-6)，这个比例最大取1" in zh and "max_norm/norm_before：" not in zh

@@ -167,6 +167,13 @@ def test_the_course_numbers_its_lessons_without_a_gap_and_has_the_linked_names()
     assert {"01_dynamic_graphs", "07_backward", "09_retain_graph", "11_inplace_version", "14_hooks"} <= stems
 
 
+@pytest.mark.parametrize(("readme", "lang"), [("README.md", "en"), ("README.zh-CN.md", "zh")])
+def test_the_readme_lists_every_lesson_in_order_with_its_title(readme, lang):
+    text = (LESSONS.parent / readme).read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\d\d_\w+\.py)` \| (.+?) \|", text, re.MULTILINE)
+    assert listed == [(path.name, parse_lesson(path).title[lang]) for path in LESSON_FILES]
+
+
 @pytest.mark.parametrize("path", LESSON_FILES, ids=lambda p: p.stem)
 def test_lesson_has_title_summary_and_every_note_in_both_languages(path):
     lesson = parse_lesson(path)

@@ -1,4 +1,4 @@
-"""What lessons 14 to 20 teach, checked through the engine at the lines their notes point to.
+"""What lessons 14 to 23 teach, checked through the engine at the lines their notes point to.
 
 As in ``test_lesson_facts.py``, lines are found by a marker (a piece of the line's code),
 never by number, and a record is the state *before* its line runs, so a fact about an
@@ -30,6 +30,9 @@ NEW_LESSONS = {
     "18": "18_accumulation_and_two_losses.py",
     "19": "19_variable_length_no_padding.py",
     "20": "20_be_the_engine.py",
+    "21": "21_views_and_inplace.py",
+    "22": "22_saved_tensors_checkpointing.py",
+    "23": "23_forward_mode_ad.py",
 }
 #: Pauses a lesson may take when stepped into from its first line to its end.
 MAX_PAUSES = 300
@@ -415,3 +418,103 @@ def test_20_stepping_into_backward_calls_each_closure_once_every_user_of_its_val
             for r in calls if r["function"] == "_backward"]
     # out = z * z first with the seed 1, then z = xw + b with both shares of z * z, then xw = x * w
     assert made == [("*", "1"), ("+", "-1"), ("*", "-1")]
+
+
+@pytest.mark.stops("18", 'print("clipped again with max_norm=100, unchanged:"')
+def test_18_clip_grad_norm_scales_by_max_norm_over_the_norm_plus_1e_6_and_never_lengthens(run):
+    state = run.at('print("clipped again with max_norm=100, unchanged:"')
+    before = float(values(state["norm_before"]))
+    clipped = values(parameter(state["full_model"], "weight")["summary"]["grad"])
+    assert np.allclose(clipped, values(state["grad_before"]) * 0.5 / (before + 1e-6), rtol=1e-6, atol=0)
+    assert scalar(state["unchanged"]) is True  # a factor above 1 is clamped: a short gradient stays as it is
+    assert "clipped again with max_norm=100, unchanged: True" in run.stdout
+
+
+@pytest.mark.stops("20", 'print("what reached z_t, once per backward:"')
+def test_20_pytorch_sums_the_two_shares_of_z_t_before_its_node_runs_and_z_t_is_not_a_leaf(run):
+    state = run.at('print("what reached z_t, once per backward:"')
+    assert [scalar(item) for item in state["arrivals"]["items"]] == [-1.0]
+    assert state["z_t"]["is_leaf"] is False and state["z_t"]["grad_fn"] == "AddBackward0"
+    assert "what reached z_t, once per backward: [-1.0] | z_t.is_leaf: False" in run.stdout
+
+
+
+# ---- 21: views and in-place ---------------------------------------------------------------------
+
+
+@pytest.mark.stops("21", "view.mul_(3)", 'print("base:"')
+def test_21_a_view_shares_its_base_s_memory_and_version_counter(run):
+    before = run.at("view.mul_(3)")  # after base.add_(1), which never touched view
+    assert (before["base"]["version"], before["view"]["version"]) == (1, 1)
+    after = run.at('print("base:"')
+    assert values(after["base"]).tolist() == [1.0, 3.0, 3.0, 3.0, 1.0, 1.0]
+    assert (after["base"]["version"], after["view"]["version"]) == (2, 2)
+    assert "view._base is base: True" in run.stdout and "same storage: True" in run.stdout
+
+
+@pytest.mark.stops("21", "y.sum().backward()", 'print("y.grad_fn:"', graph=True)
+def test_21_in_place_on_a_view_of_a_non_leaf_rewrites_the_base_s_history_as_copyslices(run):
+    record = run.hits("y.sum().backward()")[0]
+    assert record["vars"]["y"]["grad_fn"] == "CopySlices" and record["vars"]["y"]["version"] == 1
+    names = [node["name"] for node in record["graph"]["nodes"]]
+    assert names[:2] == ["CopySlices", "MulBackward0"]  # the old node of y = x * 2 sits behind it
+    assert values(run.at('print("y.grad_fn:"')["x"]["grad"]).tolist() == [20.0, 20.0, 2.0, 2.0]
+
+
+@pytest.mark.stops("21", 'print("w:"', 'print("hidden._version after a change through hidden.data:"')
+def test_21_a_leaf_s_view_refuses_in_place_outside_no_grad_and_data_hides_a_change(run):
+    assert "in-place on a view of a leaf: a view of a leaf Variable that requires grad" in run.stdout
+    leaf = run.at('print("w:"')["w"]
+    assert values(leaf).tolist() == [1.5, 1.5, 1.0] and leaf["version"] == 1 and leaf["is_leaf"] is True
+    assert "shown._version after a change through shown.detach(): 1" in run.stdout
+    hidden = run.at('print("hidden._version after a change through hidden.data:"')["hidden"]
+    assert hidden["version"] == 0 and hidden["max"] > 1  # doubled sigmoid values, the counter none the wiser
+
+
+# ---- 22: saved tensors and checkpointing ----------------------------------------------------------
+
+
+@pytest.mark.stops("22", 'print("ExpBackward0 saved its output:"', "plain_kib, plain_grads = measure(stack, inputs)")
+def test_22_each_node_saves_what_its_derivative_needs(run):
+    assert "ExpBackward0 saved its output: True" in run.stdout and "SinBackward0 saved its input: True" in run.stdout
+    shapes = run.at("plain_kib, plain_grads = measure(stack, inputs)")["shapes"]
+    assert [[scalar(n) for n in shape["items"]] for shape in shapes["items"]] == [[256, 256], [256, 256]]
+
+
+@pytest.mark.stops("22", 'print(f"saved: {plain_kib', 'print(f"with store and load:')
+def test_22_checkpointing_keeps_the_block_inputs_and_gives_the_same_gradients(run):
+    state = run.at('print(f"saved: {plain_kib')
+    assert (scalar(state["plain_kib"]), scalar(state["checkpointed_kib"])) == (768.0, 512.0)
+    assert scalar(state["same"]) is True
+    assert "saved: 768 KiB plain, 512 KiB checkpointed | same gradients: True" in run.stdout
+    assert "with store and load: 768 KiB" in run.stdout
+
+
+def test_22_backward_runs_a_checkpointed_block_again():
+    path = lesson_path("22")
+    line = marker_line(path, "checkpointed_kib, checkpointed_grads = measure(checkpointed, inputs)")
+    assert calls_while(stepped(path), path, line, "layers") == 4  # two blocks, each forward and again in backward
+    assert calls_while(stepped(path), path, marker_line(path, "plain_kib, plain_grads ="), "layers") == 1
+
+
+# ---- 23: forward-mode AD ----------------------------------------------------------------------------
+
+
+@pytest.mark.stops("23", 'print("value:"', 'print(f"spread, 2 inputs', 'print(f"loss, 6 inputs')
+def test_23_a_tangent_rides_along_and_forward_and_reverse_passes_count_inputs_and_outputs(run):
+    dual = run.at('print("value:"')
+    assert (float(values(dual["value"])), float(values(dual["tangent"]))) == (8.0, 12.0)
+    jacobians = run.at('print(f"spread, 2 inputs')
+    assert (scalar(jacobians["forward_passes"]), scalar(jacobians["reverse_passes"])) == (2, 6)
+    assert np.allclose(values(jacobians["by_columns"]), values(jacobians["by_rows"]))
+    assert values(jacobians["by_columns"]).shape == (6, 2)
+    assert "spread, 2 inputs and 6 outputs: 2 forward passes, 6 backward passes, same Jacobian: True" in run.stdout
+    assert "loss, 6 inputs and 1 output: 6 forward passes, 1 backward pass" in run.stdout
+
+
+def test_23_a_forward_pass_calls_the_function_once_per_input_and_a_vjp_once():
+    path = lesson_path("23")
+    forward = marker_line(path, "by_columns, forward_passes = jacobian_forward(spread, point)")
+    reverse = marker_line(path, "by_rows, reverse_passes = jacobian_reverse(spread, point)")
+    assert calls_while(stepped(path), path, forward, "spread") == 2
+    assert calls_while(stepped(path), path, reverse, "spread") == 1  # one forward; the rows are pulled back

@@ -360,3 +360,19 @@ def test_recording_is_off_while_the_lesson_continues(session, events, lesson):
     events.end()
     assert events.output("stdout") == "0 1\n"  # documented: the stack is one mode longer while stepping
 
+
+
+def test_stepping_an_optimizer_style_update_of_a_leaf_slice_runs_as_plain_python_does(lesson):
+    """``w[:2].add_(...)`` under no_grad made a view whose ``grad_fn`` raises when read; the op log read it."""
+    path = lesson("""
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    with torch.no_grad():
+        w[:2].add_(0.5)   # a view of a leaf, changed in place
+    done = w.tolist()
+    """)
+    records = trace_records(path, ops=True)
+    assert records[-1]["status"] == "ok", records[-1]
+    ops = next(r["ops"] for r, previous in zip(records[1:], records, strict=False)
+               if previous.get("line") == line_of(path, "changed in place"))
+    assert [op["name"] for op in ops] == ["Tensor.__getitem__", "Tensor.add_"]

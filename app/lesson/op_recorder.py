@@ -96,6 +96,18 @@ def own_values(summary: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def grad_fn_of(tensor: Any) -> Any:
+    """``tensor.grad_fn``, or None where reading it raises.
+
+    A view made under ``torch.no_grad()`` whose base then changed in place raises on that read
+    ("A view was created in no_grad mode…"); the lesson itself never read it, so neither do we.
+    """
+    try:
+        return tensor.grad_fn
+    except RuntimeError:
+        return None
+
+
 def _tensors(value: Any, torch: Any) -> list[Any]:
     """The tensors in an argument or result, one level into lists, tuples and dicts."""
     if isinstance(value, torch.Tensor):
@@ -220,7 +232,7 @@ class OpRecorder:
         detailed = (self.values or pausing) and len(self.entries) < LOG_LIMIT
         with torch._C.DisableTorchFunction():  # our reads reach no __torch_function__ of the lesson
             inputs = [tensor for arg in (*args, *kwargs.values()) for tensor in _tensors(arg, torch)]
-            before = [tensor.grad_fn for tensor in inputs]
+            before = [grad_fn_of(tensor) for tensor in inputs]
             if detailed:  # before the call: an in-place operation changes its input
                 input_summaries = [own_values(summarize(arg)) for arg in args]
                 kw_summaries = {key: own_values(summarize(value)) for key, value in kwargs.items()}
@@ -265,7 +277,7 @@ class OpRecorder:
         stop = {id(node) for node in before if node is not None}
         nodes: list[int] = []
         seen: set[int] = set()
-        stack = [t.grad_fn for t in reversed(outputs) if t.grad_fn is not None]
+        stack = [node for t in reversed(outputs) if (node := grad_fn_of(t)) is not None]
         while stack:
             node = stack.pop()
             key = id(node)
