@@ -9,7 +9,7 @@ graph view shows. :func:`position_text` says what the step shown did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.backward_drill import MAX_VALUES, BackwardDrill, DrillQuestion, question_for
@@ -17,9 +17,7 @@ from app.events import Event
 from app.graph_model import GraphModel
 from app.i18n import N_, join_words, tr
 from app.result_basis import nodes_text
-
-#: How a tensor summary is shown in one line (the Backward panel's ``value_text``).
-ValueText = Callable[[Mapping[str, Any] | None], str]
+from app.value_text import value_text
 
 DRILL_TOO_BIG = N_("(the drill does not ask it: more than {n} values in a gradient or saved tensor to work out "
                    "by hand)")
@@ -199,7 +197,7 @@ def node_label(replay: BackwardReplay, node_id: int) -> str:
 # ---- the step in words ------------------------------------------------------------------------
 
 
-def position_text(replay: BackwardReplay, value_text: ValueText) -> str:
+def position_text(replay: BackwardReplay) -> str:
     """What the replay shows where it is: the pass counted, a step, or how it ended."""
     count = len(replay.entries)
     if replay.position < 0:
@@ -213,7 +211,7 @@ def position_text(replay: BackwardReplay, value_text: ValueText) -> str:
         return tr(text, nodes=_counted(replay)) if count else ""
     if replay.position >= count:
         return _ending(replay)
-    text = _describe(replay, replay.entries[replay.position], value_text)
+    text = _describe(replay, replay.entries[replay.position])
     question = replay.drill.questions.get(replay.position)
     if replay.drill.enabled and question is not None and question.too_big:
         text += " " + tr(DRILL_TOO_BIG, n=MAX_VALUES)
@@ -246,10 +244,10 @@ def _ending(replay: BackwardReplay) -> str:
     return tr("Done: {nodes} ran; no .grad was changed.", nodes=counted)
 
 
-def _describe(replay: BackwardReplay, entry: Mapping[str, Any], value_text: ValueText) -> str:
+def _describe(replay: BackwardReplay, entry: Mapping[str, Any]) -> str:
     head = f"{replay.position + 1}/{len(replay.entries)} {entry.get('name', '?')}"
     if entry.get("kind") == "leaf":
-        return _describe_leaf(replay, entry, head, value_text)
+        return _describe_leaf(replay, entry, head)
     incoming = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
     if replay.position == 0:
         received = tr("starts from the gradient {grads}", grads=join_words(incoming)) if incoming \
@@ -258,10 +256,10 @@ def _describe(replay: BackwardReplay, entry: Mapping[str, Any], value_text: Valu
         received = tr("receives grads {grads} from its outputs", grads=join_words(incoming))
     else:
         received = tr("receives grad {grad} from its output", grad=incoming[0] if incoming else "None")
-    return tr("{head}: {received}, {sends}", head=head, received=received, sends=_sends(replay, entry, value_text))
+    return tr("{head}: {received}, {sends}", head=head, received=received, sends=_sends(replay, entry))
 
 
-def _describe_leaf(replay: BackwardReplay, entry: Mapping[str, Any], head: str, value_text: ValueText) -> str:
+def _describe_leaf(replay: BackwardReplay, entry: Mapping[str, Any], head: str) -> str:
     variable = entry.get("variable") or replay.graph.leaves.get(entry["id"]) or tr("the leaf")
     grad = entry.get("grad")
     received = [value_text(g) for g in entry.get("grads_in", []) if g is not None]
@@ -274,7 +272,7 @@ def _describe_leaf(replay: BackwardReplay, entry: Mapping[str, Any], head: str, 
     return tr("{head}: {variable}.grad becomes {value}", head=head, variable=variable, value=value_text(grad))
 
 
-def _sends(replay: BackwardReplay, entry: Mapping[str, Any], value_text: ValueText) -> str:
+def _sends(replay: BackwardReplay, entry: Mapping[str, Any]) -> str:
     """Where a node's gradients go, named from the graph when it is known."""
     grads = [g for g in entry.get("grads_out", []) if g is not None]
     if not grads:

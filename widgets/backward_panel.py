@@ -149,7 +149,7 @@ class BackwardPanel(QWidget):
         self.tabs.addTab(self.grad_tab, "torch.autograd.grad")
         self.tabs.currentChanged.connect(self._on_tabs_current_changed)
         self._on_tabs_current_changed(self.tabs.currentIndex())
-        self.replay_bar = ReplayBar(self.form.replay, value_text)
+        self.replay_bar = ReplayBar(self.form.replay)
         self.replay_bar.drill_judged.connect(self.drill_judged)
         self.replay_bar.drill_toggled.connect(self._on_replay_bar_drill_toggled)
         self._build_results()

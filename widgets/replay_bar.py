@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QSlider, QStyle, QToolButton, QVBoxLayout, QWidget
 
-from app.backward_replay import BackwardReplay, ValueText, position_text
+from app.backward_replay import BackwardReplay, position_text
 from app.i18n import N_, tr
 from widgets.backward_drill_view import DrillView
 from widgets.translated_texts import TranslatedTexts
@@ -39,8 +39,6 @@ class ReplayBar(QFrame):
     Parameters
     ----------
     replay : BackwardReplay
-    value_text : callable
-        How a tensor summary is shown in one line, in the step's words.
     """
 
     drill_judged = Signal(object)
@@ -49,10 +47,9 @@ class ReplayBar(QFrame):
     drill_toggled = Signal(bool)
     """The learner turned the drill on or off."""
 
-    def __init__(self, replay: BackwardReplay, value_text: ValueText, parent: QWidget | None = None) -> None:
+    def __init__(self, replay: BackwardReplay, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.replay = replay
-        self._value_text = value_text
         self._texts = TranslatedTexts()
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -147,7 +144,7 @@ class ReplayBar(QFrame):
         self.drill_view.retranslate()
 
     def _describe(self) -> None:
-        self.step_label.setText(position_text(self.replay, self._value_text))
+        self.step_label.setText(position_text(self.replay))
 
     # ---- the model's changes --------------------------------------------------------------
 
