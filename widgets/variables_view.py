@@ -280,9 +280,12 @@ class VariablesView(QWidget):
         self._filter = QLineEdit(self)
         self._filter.setObjectName("variables_filter")
         self._filter.setPlaceholderText(tr("Filter by name"))
+        self._filter.setAccessibleName(tr("Filter variables by name"))
         self._filter.setClearButtonEnabled(True)
         self._tree = QTreeView(self)
         self._tree.setObjectName("variables_tree")
+        self._tree.setAccessibleName(tr("Variables"))
+        self.setFocusProxy(self._tree)  # View > Go To Panel lands on the rows, not the filter
         self._tree.setModel(self.model)
         self._tree.setUniformRowHeights(True)
         self._tree.setAlternatingRowColors(True)
@@ -379,7 +382,9 @@ class VariablesView(QWidget):
 
     def retranslate(self) -> None:
         """Show the headers, the filter's placeholder and the tooltips in the current language."""
+        self._tree.setAccessibleName(tr("Variables"))
         self._filter.setPlaceholderText(tr("Filter by name"))
+        self._filter.setAccessibleName(tr("Filter variables by name"))
         for action in self.column_menu.actions():
             if action.data() == VALUE:
                 action.setText(tr(HEADERS[VALUE]))

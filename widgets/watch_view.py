@@ -235,6 +235,8 @@ class WatchView(QWidget):
         self.edit_action.setText(tr("Edit expression"))
         self.remove_action.setText(tr("Remove"))
         self.entry.setPlaceholderText(tr("Add a watch expression, e.g. {example}", example="w.grad"))
+        self.entry.setAccessibleName(tr("New watch expression"))
+        self.tree.setAccessibleName(tr("Watch expressions"))
         self.add_button.setText(tr("Add"))
         self.add_button.setToolTip(tr("Watch this expression; it is evaluated at every pause"))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.model.columnCount() - 1)
