@@ -55,7 +55,6 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
         session.breakpoints.clear()
     deadline = None if timeout is None else time.monotonic() + timeout
     stepping = not breaks
-    count = 0
     try:
         path = os.path.abspath(path)
         run = Run(path, budget_bytes=None)  # the trace keeps no history: each record is written as it comes
@@ -66,42 +65,49 @@ def iter_trace(path: str, breaks: list[int] | None = None, max_steps: int | None
         except LessonFileError as exc:
             yield end_record("error", {"type": "LessonFileError", "message": str(exc), "line": None})
             return
-        while True:
-            wait = None if deadline is None else deadline - time.monotonic()
-            try:
-                message = events.get(timeout=wait if wait is None or wait > 0 else 0)
-            except queue.Empty:
-                session.stop()
-                yield end_record("timeout")
-                return
-            if isinstance(message, m.Ended) and message.status == "stopped":
-                continue
-            run.feed(message)
-            if isinstance(message, m.Paused):
-                count += 1
-                record = pause_record(message.snapshot, *_streams(run.output_before_pause), ops)
-                if graph:
-                    rid = session.request("graph")
-                    record["graph"] = trace_graph(_await_reply(events, rid, run)["graph"])
-                yield record
-                if max_steps is not None and count >= max_steps:
-                    session.stop()
-                    yield end_record("max-steps")
-                    return
-                if stepping and not message.snapshot.get("post_mortem"):
-                    session.step_into()
-                else:
-                    session.resume()
-            elif isinstance(message, m.Ended):
-                yield end_record(message.status, message.error, message.exit_code, message.signal,
-                                 *_streams(run.output_since_pause))
-                return
+        yield from _records(events, session, run, deadline, stepping, graph, ops, max_steps)
     finally:
         if own:
             session.close()
         else:
             session.stop()
             session.listeners[:] = []
+
+
+def _records(events: queue.Queue[Any], session: Session, run: Run, deadline: float | None, stepping: bool,
+             graph: bool, ops: bool, max_steps: int | None) -> Iterator[dict[str, Any]]:
+    """The records of a started run: one per pause (stepping on or resuming), then the end."""
+    count = 0
+    while True:
+        wait = None if deadline is None else deadline - time.monotonic()
+        try:
+            message = events.get(timeout=wait if wait is None or wait > 0 else 0)
+        except queue.Empty:
+            session.stop()
+            yield end_record("timeout")
+            return
+        if isinstance(message, m.Ended) and message.status == "stopped":
+            continue
+        run.feed(message)
+        if isinstance(message, m.Paused):
+            count += 1
+            record = pause_record(message.snapshot, *_streams(run.output_before_pause), ops)
+            if graph:
+                rid = session.request("graph")
+                record["graph"] = trace_graph(_await_reply(events, rid, run)["graph"])
+            yield record
+            if max_steps is not None and count >= max_steps:
+                session.stop()
+                yield end_record("max-steps")
+                return
+            if stepping and not message.snapshot.get("post_mortem"):
+                session.step_into()
+            else:
+                session.resume()
+        elif isinstance(message, m.Ended):
+            yield end_record(message.status, message.error, message.exit_code, message.signal,
+                             *_streams(run.output_since_pause))
+            return
 
 
 def _streams(output: list[tuple[str, str]]) -> tuple[str, str]:

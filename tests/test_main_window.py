@@ -334,7 +334,7 @@ def test_opening_another_lesson_while_paused_asks_and_leaves_nothing_of_the_old_
     (tmp_path / "lessons" / "02_other.py").write_text("import torch\nq = torch.ones(2)\n", encoding="utf-8")
     window.lesson_browser.set_lessons(list_lessons(tmp_path / "lessons"), "en")
     asked = []
-    monkeypatch.setattr("widgets.main_window.QMessageBox.question",
+    monkeypatch.setattr("widgets.lesson_files.QMessageBox.question",
                         lambda *args, **kwargs: asked.append(args[2]) or getattr(QMessageBox.StandardButton, answer))
     press(qtbot, window, Qt.Key.Key_F11)
     wait_paused(qtbot, window, 1)

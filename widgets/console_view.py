@@ -197,24 +197,7 @@ class ConsoleView(QWidget):
         layout.addWidget(self.output, 1)
         layout.addLayout(row)
 
-        text = self.palette().color(QPalette.ColorRole.Text)
-        muted = blend(text, self.palette().color(QPalette.ColorRole.Base), 0.45)
-        self._formats = {
-            "stdout": _format(text),
-            "stderr": _format(readable_color("#c62828", "#ff8a80")),
-            "native": _format(readable_color("#e65100", "#ffab40")),
-            "warning": _format(readable_color("#806a00", "#ffd54f")),
-            "info": _format(muted, italic=True),
-            "error": _format(readable_color("#c62828", "#ff8a80"), italic=True),
-            "success": _format(readable_color("#2e7d32", "#81c784"), italic=True),
-            "echo": _format(text, bold=True),
-            "exception": _format(readable_color("#c62828", "#ff8a80"), bold=True),
-            "code": _format(muted),
-        }
-        self._link_format = _format(self.palette().color(QPalette.ColorRole.Link))
-        self._link_format.setFontUnderline(True)
-        self._link_format.setAnchor(True)
-
+        self._formats, self._link_format = self._text_formats()
         self._pending: deque[tuple[str, str]] = deque()
         self._pending_lines = 0
         self._dropped = 0
@@ -235,6 +218,27 @@ class ConsoleView(QWidget):
         self.input.installEventFilter(self)
         self.transcript.listeners.append(self._on_transcript_changed)
         self.set_input_enabled(False)
+
+    def _text_formats(self) -> tuple[dict[str, QTextCharFormat], QTextCharFormat]:
+        """How each kind of text is drawn (the lesson's stdout, stderr, the app's messages…), and a link."""
+        text = self.palette().color(QPalette.ColorRole.Text)
+        muted = blend(text, self.palette().color(QPalette.ColorRole.Base), 0.45)
+        formats = {
+            "stdout": _format(text),
+            "stderr": _format(readable_color("#c62828", "#ff8a80")),
+            "native": _format(readable_color("#e65100", "#ffab40")),
+            "warning": _format(readable_color("#806a00", "#ffd54f")),
+            "info": _format(muted, italic=True),
+            "error": _format(readable_color("#c62828", "#ff8a80"), italic=True),
+            "success": _format(readable_color("#2e7d32", "#81c784"), italic=True),
+            "echo": _format(text, bold=True),
+            "exception": _format(readable_color("#c62828", "#ff8a80"), bold=True),
+            "code": _format(muted),
+        }
+        link = _format(self.palette().color(QPalette.ColorRole.Link))
+        link.setFontUnderline(True)
+        link.setAnchor(True)
+        return formats, link
 
     # ---- the transcript -------------------------------------------------------------------
 

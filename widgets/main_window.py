@@ -21,12 +21,13 @@ through :class:`~widgets.session_bridge.SessionBridge` and never waits on the le
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QLocale, QStandardPaths, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMessageBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QVBoxLayout, QWidget
 
 from app import i18n
 from app import messages as m
@@ -236,9 +237,10 @@ class MainWindow(QMainWindow):
         self.graph_view.origin_selected.connect(self._on_graph_view_origin_selected)
         self.graph_view.span_selected.connect(self._on_graph_view_span_selected)
         self.code_view.position_hovered.connect(self._on_code_view_position_hovered)
-        self.backward_panel.preview_requested.connect(self._on_backward_panel_preview_requested)
-        self.backward_panel.backward_requested.connect(self._on_backward_panel_backward_requested)
-        self.backward_panel.grad_requested.connect(self._on_backward_panel_grad_requested)
+        for signal, request, kind in ((self.backward_panel.preview_requested, "preview_gradients", "preview"),
+                                      (self.backward_panel.backward_requested, "run_backward", "backward"),
+                                      (self.backward_panel.grad_requested, "autograd_grad", "grad")):
+            signal.connect(partial(self._ask_action, request, kind))
         self.backward_panel.lesson_requested.connect(self._on_backward_panel_lesson_requested)
         self.backward_panel.drill_judged.connect(lambda _verdict: self._show_progress())
         self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
@@ -549,14 +551,9 @@ class MainWindow(QMainWindow):
         self._after_change(kind, result)
         self.backward_panel.show_result(kind, result, self.run.live_index)
 
-    def _on_backward_panel_preview_requested(self, params: dict[str, Any]) -> None:
-        self.requests.ask("preview_gradients", lambda r: self._after_action("preview", r), **params)
-
-    def _on_backward_panel_backward_requested(self, params: dict[str, Any]) -> None:
-        self.requests.ask("run_backward", lambda r: self._after_action("backward", r), **params)
-
-    def _on_backward_panel_grad_requested(self, params: dict[str, Any]) -> None:
-        self.requests.ask("autograd_grad", lambda r: self._after_action("grad", r), **params)
+    def _ask_action(self, request: str, kind: str, params: dict[str, Any]) -> None:
+        """The Backward panel asks for an autograd action (preview, backward, autograd.grad)."""
+        self.requests.ask(request, lambda result: self._after_action(kind, result), **params)
 
     def _on_backward_panel_lesson_requested(self, stem: str) -> None:
         path = self.lessons_dir / f"{stem}.py"
@@ -709,11 +706,6 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
         self.window_layout.resized(event.size(), event.oldSize())
 
-    def about(self) -> None:
-        """Help > About."""
-        QMessageBox.about(self, tr("About GradStep"),
-                          tr("GradStep steps through PyTorch lessons line by line so you can watch autograd "
-                             "build its graph and compute gradients."))
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.may_discard_changes():

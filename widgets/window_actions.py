@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QStyle, QToolBar, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QStyle, QToolBar, QWidget
 
 from app.i18n import N_, tr
 from widgets.window_layout import DOCK_TITLES, GO_TO_KEYS
@@ -154,7 +154,7 @@ def build_menus(window: QMainWindow) -> None:
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         window.go_to_actions[name] = action
     help_menu = window.menus["help"] = bar.addMenu("")
-    window.menu_actions["about"] = help_menu.addAction("", window.about)
+    window.menu_actions["about"] = help_menu.addAction("", lambda: show_about(window))
     window.toolbar = toolbar = QToolBar(window)
     toolbar.setObjectName("run_toolbar")
     toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -177,3 +177,10 @@ def retranslate_menus(window: QMainWindow) -> None:
         action.setText(tr(MENU_ACTIONS[name]))
     window.toolbar.setWindowTitle(tr("Run"))
     window.toolbar.toggleViewAction().setText(tr("Run toolbar"))
+
+
+def show_about(window: QMainWindow) -> None:
+    """Help > About."""
+    QMessageBox.about(window, tr("About GradStep"),
+                      tr("GradStep steps through PyTorch lessons line by line so you can watch autograd "
+                         "build its graph and compute gradients."))
