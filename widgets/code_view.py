@@ -751,6 +751,11 @@ class CodeView(QPlainTextEdit):
     def _mark_width(self) -> int:
         return self.fontMetrics().height() + 2
 
+    def set_text_scale(self, scale: float) -> None:
+        """View > Text Size: the code at ``scale`` times its usual size (Ctrl+0 comes back to it)."""
+        self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0) * scale
+        self._zoom_to(self._base_point_size)
+
     def _zoom_to(self, point_size: float) -> None:
         font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
         font.setPointSizeF(min(max(point_size, MIN_POINT_SIZE), MAX_POINT_SIZE))

@@ -36,6 +36,7 @@ from app.shown_step import Step
 from app.transcript import Entry, Transcript, shown
 from app.value_text import short_dtype, summary_line
 from widgets.colours import blend, readable_color
+from widgets.text_size import fixed_font
 
 #: Lines of scrollback kept by default.
 MAX_LINES = 5_000
@@ -218,6 +219,12 @@ class ConsoleView(QWidget):
         self.input.installEventFilter(self)
         self.transcript.listeners.append(self._on_transcript_changed)
         self.set_input_enabled(False)
+
+    def set_text_scale(self, scale: float) -> None:
+        """View > Text Size: the output, the prompt and the input at ``scale`` times their usual size."""
+        font = fixed_font(scale)
+        for widget in (self.output, self.prompt, self.input):
+            widget.setFont(font)
 
     def _text_formats(self) -> tuple[dict[str, QTextCharFormat], QTextCharFormat]:
         """How each kind of text is drawn (the lesson's stdout, stderr, the app's messages…), and a link."""

@@ -61,6 +61,7 @@ from widgets.run_commands import QUESTION_WAITS, RunCommands
 from widgets.run_status_bar import RunStatusBar, end_text
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
+from widgets.text_size import apply_text_size
 from widgets.time_travel import TimeTravel
 from widgets.timeline_bar import TimelineBar
 from widgets.variables_view import VariablesView
@@ -150,6 +151,7 @@ class MainWindow(QMainWindow):
             self.variables_view.restore_header_state(header)
         self.notes_view.set_language(self.language)
         self.code_view.set_language(self.language)
+        self.set_text_size(settings.get("view/text_size"))
         self.lesson_browser.set_lessons(list_lessons(self.lessons_dir), self.language)
         self._show_progress()
         self.watch_view.set_expressions(settings.get("watch/expressions"))
@@ -657,6 +659,15 @@ class MainWindow(QMainWindow):
                                       else tr("Start the lesson, pausing at its first line (F5)"))
 
     # ---- layout and language ------------------------------------------------------------
+
+    def set_text_size(self, percent: int) -> None:
+        """View > Text Size: the interface, the code and the output at ``percent`` of their usual size (kept)."""
+        settings.put("view/text_size", percent)
+        scale = apply_text_size(percent)
+        self.code_view.set_text_scale(scale)
+        self.console.set_text_scale(scale)
+        for size, action in self.text_size_actions.items():
+            action.setChecked(size == percent)
 
     def set_language(self, language: str) -> None:
         """Show the whole interface, lesson titles and notes included, in ``language`` (remembered)."""

@@ -20,6 +20,7 @@ DEFAULTS: dict[str, Any] = {
     "console/max_lines": 5000,
     "history/budget_mb": 512,
     "course/ask_predictions": True,
+    "view/text_size": 100,
 }
 
 _file: str | None = None

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QStyle, QToolBar, QWidget
 
 from app.i18n import N_, tr
+from widgets.text_size import SIZES
 from widgets.window_layout import DOCK_TITLES, GO_TO_KEYS
 
 SP = QStyle.StandardPixmap
@@ -63,7 +64,8 @@ RUN_ACTIONS = ("act_start", "act_run_to_end", "act_step_over", "act_step_into", 
 HISTORY_ACTIONS = ("act_step_back", "act_go_live", "act_record")
 #: The menus and their own entries (English msgids), set again by :meth:`MainWindow.retranslate`.
 MENU_TITLES = {"file": N_("&File"), "recent": N_("Open &Recent"), "run": N_("&Run"), "view": N_("&View"),
-               "language": N_("&Language"), "help": N_("&Help"), "go_to": N_("&Go To Panel")}
+               "language": N_("&Language"), "help": N_("&Help"), "go_to": N_("&Go To Panel"),
+               "text_size": N_("&Text Size")}
 #: View > Go To's name for the code (the other panels are named by their docks' titles).
 CODE_TITLE = N_("Code")
 MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold": N_("&Fold All Notes"),
@@ -146,6 +148,12 @@ def build_menus(window: QMainWindow) -> None:
     window.menu_actions["fold"] = window.view_menu.addAction("", lambda: window.code_view.fold_notes(True))
     window.menu_actions["unfold"] = window.view_menu.addAction("", lambda: window.code_view.fold_notes(False))
     window.menu_actions["reset"] = window.view_menu.addAction("", window.reset_layout)
+    sizes = window.menus["text_size"] = window.view_menu.addMenu("")
+    window.text_size_actions = {}
+    for percent in SIZES:
+        action = sizes.addAction(f"{percent} %", lambda p=percent: window.set_text_size(p))
+        action.setCheckable(True)
+        window.text_size_actions[percent] = action
     go_to = window.menus["go_to"] = window.view_menu.addMenu("")
     window.go_to_actions = {}
     for name, key in GO_TO_KEYS.items():
