@@ -10,10 +10,16 @@ lessons/03_loops.py`` works as well as a run in the app. The name is not a lesso
 
 from __future__ import annotations
 
+import builtins
+import contextlib
+import io
+import linecache
+import sys
 import warnings
 import weakref
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import torch
@@ -92,3 +98,110 @@ class SavedTensors:
         """Megabytes of the noted tensors that are still alive, a tensor shared by two nodes counted once."""
         alive = {tensor.data_ptr(): tensor for ref in self._refs if (tensor := ref()) is not None}
         return sum(t.numel() * t.element_size() for t in alive.values()) / 1e6
+
+
+#: What :func:`torch.manual_seed` adds to the lesson's seed in a run on hidden inputs.
+HIDDEN_SEED = 1009
+
+
+class Raised:
+    """What an expression of :func:`seen` raised instead of giving a value; false, so a check fails on it."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"<raised {type(self.error).__name__}: {self.error}>"
+
+
+_replays: dict[tuple, list[Any]] = {}
+
+
+def before(anchor: str, expression: str, *, hidden: bool = False) -> list[Any]:
+    """What ``expression`` was each time, in a fresh run of the lesson, a line starting with ``anchor`` was
+    about to run: the values its inputs had, the grad mode it ran under (``torch.is_grad_enabled()``).
+
+    See :func:`seen`, which it calls with ``after=False``.
+    """
+    return seen(anchor, expression, hidden=hidden)
+
+
+def after(anchor: str, expression: str, *, hidden: bool = False) -> list[Any]:
+    """What ``expression`` was each time, in a fresh run of the lesson, a line starting with ``anchor`` had
+    run: what the line made, before any later line changed it. See :func:`seen`."""
+    return seen(anchor, expression, after=True, hidden=hidden)
+
+
+def seen(anchor: str, expression: str, *, after: bool = False, hidden: bool = False) -> list[Any]:
+    """What ``expression`` was each time a line starting with ``anchor`` ran, in a fresh run of the lesson.
+
+    A check at the end of a run reads values as the run left them, so a value assigned at
+    the end of the file would pass it. This runs the lesson again, as it was run (unsaved
+    edits too), in a new module, and evaluates ``expression`` in the frame of each line
+    whose text, stripped, starts with ``anchor``: before that line runs, or once it ran
+    with ``after`` (at the next line of its frame, or when the frame returns). Before the
+    line runs is also where to ask for the grad mode it runs under
+    (``torch.is_grad_enabled()``). ``hidden`` draws other random inputs than the lesson's:
+    :func:`torch.manual_seed` seeds ``HIDDEN_SEED`` later, so a value typed in fails.
+
+    The values come in the order the lines ran, an expression that raised as a false
+    :class:`Raised`; no such line run gives ``[]``. The lesson prints nothing and warns
+    nothing while it runs again; an error it raises is raised here.
+    """
+    path = sys.modules["__main__"].__file__
+    source = "".join(linecache.getlines(path))
+    key = (path, source, anchor, expression, after, hidden)
+    if key not in _replays:
+        _replays[key] = _replay(path, source, anchor, expression, after, hidden)
+    return _replays[key]
+
+
+def _replay(path: str, source: str, anchor: str, expression: str, after: bool, hidden: bool) -> list[Any]:
+    """Run ``source`` (the lesson at ``path``) once more, collecting ``expression`` at the ``anchor`` lines."""
+    import torch
+
+    lines = {number for number, text in enumerate(source.splitlines(), 1) if text.strip().startswith(anchor)}
+    values: list[Any] = []
+    pending: set[FrameType] = set()
+
+    def value(frame: FrameType) -> Any:
+        try:
+            return eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the lesson's own check
+        except Exception as exc:
+            return Raised(exc)
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if frame in pending and event in ("line", "return"):
+            pending.discard(frame)
+            values.append(value(frame))
+        if event == "line" and frame.f_lineno in lines:
+            if after:
+                pending.add(frame)
+            else:
+                values.append(value(frame))
+        return local
+
+    def enter(frame: FrameType, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename == path else None
+
+    module = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}
+    seed = torch.manual_seed
+    before, grad_mode = sys.gettrace(), torch.is_grad_enabled()
+    if hidden:
+        torch.manual_seed = lambda number: seed(number + HIDDEN_SEED)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sys.settrace(enter)
+            try:
+                exec(compile(source, path, "exec"), module)  # noqa: S102 - the lesson itself
+            finally:
+                sys.settrace(before)
+    finally:
+        torch.manual_seed = seed
+        torch.set_grad_enabled(grad_mode)
+    return values

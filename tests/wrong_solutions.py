@@ -1,0 +1,542 @@
+"""Wrong solutions to each exercise of each lesson, written as a learner would: each must fail its check.
+
+Per lesson, per exercise of its Try it cell: (kind, edits), the edits (old, new) replacements on the
+lesson's source as in ``test_exercises.CHANGES``. The kinds are the ways a check is passed without
+doing what its exercise teaches (:data:`KINDS`).
+"""
+
+from __future__ import annotations
+
+#: The kinds of wrong solution: the same numbers another way, missing the point; a compensating edit
+#: elsewhere; code removed so the checked condition holds trivially; the reference the check compares
+#: against edited; the exercise half done; the expected value hard-coded (typed in after the run).
+KINDS = ("another way", "compensating", "removed", "reference", "half done", "hard-coded")
+
+#: Lesson 02's if/else inside ``branchy``.
+BRANCHES = "    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n"
+
+#: Lesson 19's last code line.
+LAST_LINE_19 = 'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
+
+WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
+    "01_dynamic_graphs": [
+        [  # exercise 1
+            ("another way", [  # the NaN turned into a number instead of kept out
+                ("logged = torch.log(shifted)", "logged = torch.nan_to_num(torch.log(shifted))"),
+            ]),
+            ("compensating", [("shifted = data - 1.0", "shifted = data + 2.0")]),
+            ("half done", [  # 1.0 is not above 1: log(0) is -inf, no NaN, yet data is not all above 1
+                ("data = torch.tensor([2.0, 0.5, 3.0, -1.0])", "data = torch.tensor([2.0, 1.0, 3.0, 4.0])"),
+            ]),
+            ("removed", [("steps = [(", "steps = []\n_unused = [(")]),
+            ("reference", [("        if torch.isnan(value).any():", "        if torch.isinf(value).any():")]),
+            ("hard-coded", [
+                ('print("NaN first appears in:", first_nan)\n',
+                 'print("NaN first appears in:", first_nan)\n'
+                 "data = torch.tensor([2.0, 1.5, 3.0, 4.0])\nfirst_nan = None\n"),
+            ]),
+        ],
+        [  # exercise 2
+            ("another way", [("    product = left @ right\n", "    product = left @ right.T\n")]),
+            ("half done", [("product = left @ right.T\n", "right = torch.randn(3, 2)\nproduct = left @ right\n")]),
+            ("removed", [
+                ("right = torch.randn(2, 3)\ntry:\n    product = left @ right\nexcept RuntimeError as err:\n"
+                 "    where = traceback.extract_tb(err.__traceback__)[-1]",
+                 "right = torch.randn(3, 2)\nif False:\n    err = None\n    where = None"),
+                ("product = left @ right.T\n", "product = left @ right\n"),
+            ]),
+            ("reference", [
+                ("left = torch.randn(2, 3)", "left = torch.randn(2, 2)"),
+                ("product = left @ right.T\n", "product = left @ right\n"),
+            ]),
+            ("hard-coded", [
+                ('print("fixed with right.T, product shape:", tuple(product.shape))\n',
+                 'print("fixed with right.T, product shape:", tuple(product.shape))\n'
+                 "right = torch.randn(3, 2)\nproduct = left @ right\ndel where\n"),
+            ]),
+        ],
+    ],
+    "02_if_else": [
+        [  # exercise 1
+            ("another way", [("    if torch.mean(x) > THRESHOLD:\n", "    if True:\n")]),
+            ("compensating", [("x_low = (base - base.mean() - 1.0)", "x_low = (base - base.mean() + 1.0)")]),
+            ("half done", [("THRESHOLD = 0.5\n", "THRESHOLD = -2.0\n")]),
+            ("removed", [(BRANCHES, "    y = torch.sin(x)\n")]),
+            ("reference", [("    else:\n        y = torch.cos(x)\n", "    else:\n        y = torch.sin(x)\n")]),
+            ("hard-coded", [
+                ('print("x_low.grad == -sin(x_low): ", low_ok)\n',
+                 'print("x_low.grad == -sin(x_low): ", low_ok)\nTHRESHOLD = -3.0\ny_low = torch.sin(x_low)\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("another way", [  # still a Python branch, only shorter
+                (BRANCHES,
+                 "    y = torch.sin(x) if torch.mean(x) > THRESHOLD else torch.cos(x)\n"),
+            ]),
+            ("half done", [  # one branch of two
+                ("        y = torch.sin(x)\n", "        y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))\n"),
+            ]),
+            ("compensating", [  # the where at the call, not in the function
+                ("y_high = branchy(x_high)  #",
+                 "y_high = torch.where(x_high > THRESHOLD, x_high.sin(), x_high.cos())  #"),
+            ]),
+            ("removed", [(BRANCHES, "    y = torch.sin(x)\n")]),
+            ("reference", [  # where, but on the mean: one decision for the whole tensor, as the if made
+                (BRANCHES,
+                 "    y = torch.where(torch.mean(x) > THRESHOLD, torch.sin(x), torch.cos(x))\n"),
+            ]),
+            ("hard-coded", [
+                ('print("x_low.grad == -sin(x_low): ", low_ok)\n',
+                 'print("x_low.grad == -sin(x_low): ", low_ok)\n'
+                 "y_high = torch.where(x_high > THRESHOLD, x_high.sin(), x_high.cos())\n"),
+            ]),
+        ],
+    ],
+    "03_loops": [
+        [  # exercise 1
+            ("unsorted", [
+                ('torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5',
+                 'torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 3'),
+            ]),
+            ("unsorted", [
+                ('NUM_STEPS = 3, 4, 5\n',
+                 'NUM_STEPS = 3, 4, 10\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5',
+                 'torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 1.5'),
+            ]),
+            ("unsorted", [
+                ('torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 0.5',
+                 'torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 3'),
+            ]),
+        ],
+    ],
+    "04_variable_length": [
+        [  # exercise 1
+            ("unsorted", [
+                ('[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]',
+                 '[torch.randn(4, FEATURES), torch.randn(4, FEATURES), torch.randn(4, FEATURES)]'),
+            ]),
+            ("unsorted", [
+                ('[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]',
+                 '[torch.randn(5, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('gru = nn.GRU(',
+                 'gru = nn.LSTM('),
+                ('packed_out, h_n = gru(packed)',
+                 'packed_out, (c_n, h_n) = gru(packed)'),
+                ('_, h_unpacked = gru(padded)',
+                 '_, (h_unpacked, _) = gru(padded)'),
+            ]),
+            ("unsorted", [
+                ('packed_out, h_n = gru(packed)',
+                 'packed_out, h_n = gru(packed)\nc_n = h_n'),
+            ]),
+        ],
+    ],
+    "05_requires_grad": [
+        [  # exercise 1
+            ("unsorted", [
+                ('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
+                 'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.grad = None\n'),
+            ]),
+            ("unsorted", [
+                ('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
+                 'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.requires_grad_(False)\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('print("clone shares memory:", clone_shares_memory)\n',
+                 'print("clone shares memory:", clone_shares_memory)\nlayer.weight.requires_grad_(False)\n'),
+            ]),
+            ("unsorted", [
+                ('print("clone shares memory:", clone_shares_memory)\n',
+                 'print("clone shares memory:", clone_shares_memory)\n'
+                 'layer.bias.requires_grad_(False)\n'
+                 'layer(x).sum().backward()\n'),
+            ]),
+            ("unsorted", [
+                ('print("clone shares memory:", clone_shares_memory)\n',
+                 'print("clone shares memory:", clone_shares_memory)\nlayer(x).sum().backward(inputs=[layer.bias])\n'),
+            ]),
+        ],
+    ],
+    "06_no_grad": [
+        [  # exercise 1
+            ("unsorted", [
+                ('tracked = x * 2\n',
+                 'with torch.no_grad():\n    tracked = x * 2\n'),
+            ]),
+            ("unsorted", [
+                ('tracked = x * 2\n',
+                 'tracked = x * 2\nx.requires_grad_(False)\n'),
+                ('"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n',
+                 '"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n'
+                 'x.requires_grad_(True)\n'),
+            ]),
+            ("unsorted", [
+                ('tracked = x * 2\n',
+                 'tracked = x.detach() * 2\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('with torch.inference_mode():\n',
+                 'with torch.enable_grad():\n'),
+            ]),
+            ("unsorted", [
+                ('with torch.inference_mode():\n    fast = x * 2\n',
+                 'fast = x * 2\n'),
+            ]),
+            ("unsorted", [
+                ('with torch.inference_mode():\n    fast = x * 2\n',
+                 'with torch.inference_mode():\n    fast = (x * 2).detach()\n'),
+            ]),
+        ],
+    ],
+    "07_backward": [
+        [  # exercise 1
+            ("unsorted", [
+                ('u = torch.tensor([1.0, 10.0])',
+                 'u = torch.tensor([1.0, 1.0, 1.0]) @ A.T'),
+            ]),
+            ("unsorted", [
+                ('u = torch.tensor([1.0, 10.0])',
+                 'u = torch.ones(2) * 2'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('\nloss2.backward()',
+                 '\npass'),
+            ]),
+            ("unsorted", [
+                ('print("h2.grad:", h2.grad',
+                 'h2.grad = None\nprint("h2.grad:", h2.grad'),
+            ]),
+        ],
+    ],
+    "08_autograd_grad": [
+        [  # exercise 1
+            ("unsorted", [
+                ('weights = [torch.ones_like(y), torch.tensor(1.0)]',
+                 'weights = [torch.ones_like(y), torch.tensor(2.0)]'),
+            ]),
+            ("unsorted", [
+                ('weights = [torch.ones_like(y), torch.tensor(1.0)]',
+                 'weights = [2 * torch.ones_like(y), torch.tensor(0.0)]'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('(second,) = torch.autograd.grad(first.sum(), x)\n',
+                 '(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n'),
+            ]),
+            ("unsorted", [
+                ('(second,) = torch.autograd.grad(first.sum(), x)\n',
+                 '(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n'
+                 '(third,) = torch.autograd.grad(first.sum(), x)\n'),
+            ]),
+        ],
+    ],
+    "09_retain_graph": [
+        [  # exercise 1
+            ("unsorted", [
+                ('simple = (x + 1).sum()\nsimple.backward()\n',
+                 'simple = (x + x).sum()\nsimple.backward()\n'),
+            ]),
+            ("unsorted", [
+                ('simple = (x + 1).sum()\nsimple.backward()\n',
+                 'simple = (x * 4).sum()\nsimple.backward(retain_graph=True)\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('\ndeep.backward()',
+                 '\npass'),
+            ]),
+            ("unsorted", [
+                ('\ndeep.backward()',
+                 '\ndeep.backward(retain_graph=True)\ndeep.backward()'),
+            ]),
+        ],
+    ],
+    "10_trace_vs_script": [
+        [  # exercise 1
+            ("unsorted", [
+                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
+                 '        return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)\n'),
+            ]),
+            ("unsorted", [
+                ('        traced_out = traced(negative)',
+                 '        traced_out = traced(positive)'),
+                ('        example = positive  #',
+                 '        example = negative  #'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('        if x.mean() > 0:\n',
+                 '        if True:\n'),
+            ]),
+            ("unsorted", [
+                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
+                 '        return self.linear(x)\n'),
+            ]),
+            ("unsorted", [
+                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
+                 '        return torch.where(x.mean() > 0, 1.0, 1.0) * self.linear(x)\n'),
+            ]),
+        ],
+    ],
+    "11_inplace_version": [
+        [  # exercise 1
+            ("unsorted", [
+                ('\ns = torch.sigmoid(x)\n',
+                 '\ns = x.detach() * 2\n'),
+            ]),
+            ("unsorted", [
+                ('\ns = torch.sigmoid(x)\n',
+                 '\ns = torch.sigmoid(x) * 2\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('\ns.mul_(2)',
+                 '\npass'),
+            ]),
+            ("unsorted", [
+                ('\ns.mul_(2)',
+                 '\ns = s.clone()\ns.mul_(2)'),
+            ]),
+            ("unsorted", [
+                ('\ns.mul_(2)',
+                 '\ns = s * 3'),
+            ]),
+        ],
+    ],
+    "12_custom_function": [
+        [  # exercise 1
+            ("unsorted", [
+                ('wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))',
+                 'wrong_ok = torch.autograd.gradcheck(Cube.apply, (probe,))'),
+            ]),
+            ("unsorted", [
+                ('        return grad_output * 3 * x\n',
+                 '        return grad_output * 3 * x**2 * 1.01\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))',
+                 'cube_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,), raise_exception=False)'),
+            ]),
+            ("unsorted", [
+                ('dtype=torch.float64, requires_grad=True)',
+                 'dtype=torch.float32, requires_grad=True)'),
+                ('cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))',
+                 'cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False, atol=1.0, rtol=1.0)'),
+            ]),
+        ],
+    ],
+    "13_putting_it_together": [
+        [  # exercise 1
+            ("unsorted", [
+                ('LEARNING_RATE, STEPS = 0.2, 10',
+                 'LEARNING_RATE, STEPS = 0.5, 10'),
+            ]),
+            ("unsorted", [
+                ('LEARNING_RATE, STEPS = 0.2, 10',
+                 'LEARNING_RATE, STEPS = 0.2, 0'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)',
+                 'torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)'),
+            ]),
+            ("unsorted", [
+                ('torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)',
+                 'torch.optim.SGD(model.parameters(), lr=0.1)'),
+            ]),
+        ],
+    ],
+    "14_hooks": [
+        [  # exercise 1
+            ("unsorted", [
+                ('    return grad * 2\n',
+                 '    return grad * 4\n'),
+            ]),
+            ("unsorted", [
+                ('    return grad * 2\n',
+                 '    return grad * 0\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('    print("post-accumulate hook sees w.grad:", param.grad)\n',
+                 '    print("post-accumulate hook sees w.grad:", param.grad)\n    param.grad = None\n'),
+            ]),
+            ("unsorted", [
+                ('(w * torch.tensor([1.0, 2.0])).sum().backward()\n',
+                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n(w * torch.tensor([1.0, 2.0])).sum().backward()\n'),
+            ]),
+            ("unsorted", [
+                ('(w * torch.tensor([1.0, 2.0])).sum().backward()\n',
+                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n'
+                 'w.grad = None\n'
+                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n'),
+            ]),
+        ],
+    ],
+    "15_eval_nograd_inference": [
+        [  # exercise 1
+            ("unsorted", [
+                ('with torch.no_grad():\n    quiet = model(batch)',
+                 'norm.momentum = 0.0\nwith torch.no_grad():\n    quiet = model(batch)'),
+            ]),
+            ("unsorted", [
+                ('with torch.no_grad():\n    quiet = model(batch)',
+                 'norm.eval()\nwith torch.no_grad():\n    quiet = model(batch)'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('with torch.inference_mode():\n    prediction = model(batch)',
+                 'prediction = model(batch)'),
+            ]),
+            ("unsorted", [
+                ('with torch.inference_mode():\n    prediction = model(batch)',
+                 'with torch.enable_grad():\n    prediction = model(batch)'),
+            ]),
+        ],
+    ],
+    "16_torch_func": [
+        [  # exercise 1
+            ("unsorted", [
+                ('by_jacrev = jacrev(spread)(x)\n',
+                 'by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v).mean())(x)\n'),
+            ]),
+            ("unsorted", [
+                ('by_jacrev = jacrev(spread)(x)\n',
+                 'by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v)[0])(x)\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('    return (x**3).sum() + x.prod()\n',
+                 '    return torch.sin(x).sum() + x.prod()\n'),
+            ]),
+            ("unsorted", [
+                ('    return (x**3).sum() + x.prod()\n',
+                 '    return torch.cos(x).sum() * x.prod()\n'),
+            ]),
+        ],
+    ],
+    "17_nan_gradients": [
+        [  # exercise 1
+            ("unsorted", [
+                ('masked = torch.where(x > 0, root, 0.0)',
+                 'masked = torch.where(x >= -1, root, 0.0)'),
+            ]),
+            ("unsorted", [
+                ('masked = torch.where(x > 0, root, 0.0)',
+                 'masked = torch.where(x > 0, root, 0.0 * root)'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('torch.sqrt((v**2).sum()).backward()',
+                 '(torch.sqrt((v**2).sum()) + 1e-12).backward()'),
+            ]),
+            ("unsorted", [
+                ('torch.sqrt((v**2).sum()).backward()',
+                 'torch.sqrt((v**2).sum() + 0.0).backward()'),
+            ]),
+        ],
+    ],
+    "18_accumulation_and_two_losses": [
+        [  # exercise 1
+            ("unsorted", [
+                ('ACCUMULATE = 4  #',
+                 'ACCUMULATE = 1  #'),
+            ]),
+            ("unsorted", [
+                ('targets[:8].chunk(ACCUMULATE), strict=True):\n'
+                 '    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()',
+                 'targets[:8].chunk(ACCUMULATE), strict=True):\n'
+                 '    (mse_loss(micro_model(micro_x), micro_y) / 2).backward()'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step',
+                 '    (mse_loss(micro_model(micro_x), micro_y) / 3).backward()\n    if step'),
+            ]),
+            ("unsorted", [
+                ('ACCUMULATE = 4  #',
+                 'ACCUMULATE = 1  #'),
+            ]),
+            ("unsorted", [
+                ('zip(inputs.chunk(8), targets.chunk(8), strict=True)',
+                 'zip(inputs.split([3, 1, 2, 2, 3, 1, 2, 2]), targets.split([3, 1, 2, 2, 3, 1, 2, 2]), strict=True)'),
+                ('    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step',
+                 "    (mse_loss(micro_model(micro_x), micro_y, reduction='sum') / 8).backward()\n    if step"),
+            ]),
+        ],
+    ],
+    "19_variable_length_no_padding": [
+        [  # exercise 1
+            ("unsorted", [
+                ('sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]',
+                 'sequences = [torch.randn(2), torch.randn(5), torch.randn(3), torch.randn(4)]'),
+            ]),
+            ("unsorted", [
+                ('sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]',
+                 'sequences = [torch.randn(2), torch.randn(5), torch.randn(1)]'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                (LAST_LINE_19,
+                 LAST_LINE_19 +
+                 'node = node.next_functions[0][0]\n'),
+            ]),
+            ("unsorted", [
+                (LAST_LINE_19,
+                 LAST_LINE_19 +
+                 'node = node.next_functions[1][0]\n'
+                 'node = node.next_functions[0][0]\n'),
+            ]),
+        ],
+    ],
+    "20_be_the_engine": [
+        [  # exercise 1
+            ("unsorted", [
+                ('            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n',
+                 '            self.grad = other.data * out.grad\n            other.grad += self.data * out.grad\n'),
+            ]),
+            ("unsorted", [
+                ('            self.grad += out.grad\n            other.grad += out.grad\n',
+                 '            self.grad = out.grad\n            other.grad = out.grad\n'),
+            ]),
+        ],
+        [  # exercise 2
+            ("unsorted", [
+                ('        self.grad = 1.0\n',
+                 '        self.grad = 0.0\n'),
+            ]),
+            ("unsorted", [
+                ('        for node in reversed(order):\n',
+                 '        for node in reversed(order[1:]):\n'),
+            ]),
+        ],
+    ],
+}
