@@ -94,110 +94,164 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "03_loops": [
         [  # exercise 1
-            ("unsorted", [
-                ('torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5',
-                 'torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 3'),
+            ("another way", [  # a smaller weight fades the five steps, instead of twenty steps
+                ("torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5", "torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.05"),
             ]),
-            ("unsorted", [
-                ('NUM_STEPS = 3, 4, 5\n',
-                 'NUM_STEPS = 3, 4, 10\n'),
+            ("half done", [("NUM_STEPS = 3, 4, 5\n", "NUM_STEPS = 3, 4, 10\n")]),
+            ("compensating", [  # five steps, the list padded to twenty
+                ("    hidden_states.append(h_t)\n", "    hidden_states.append(h_t)\n    hidden_states += [h_t] * 3\n"),
+            ]),
+            ("hard-coded", [
+                ("\nloss = h_t.sum()\n",
+                 "\nloss = h_t.sum()\nhidden_states = hidden_states[:1] * 19 + hidden_states[-1:]\n"),
+                ('    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\n',
+                 '    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\nhidden_states[0].grad.mul_(0.001)\n'),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5',
-                 'torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 1.5'),
+            ("another way", [  # a hook shrinks the gradient at each step, instead of saturated units
+                ("    h_t.retain_grad()\n", "    h_t.retain_grad()\n    h_t.register_hook(lambda grad: grad * 0.01)\n"),
             ]),
-            ("unsorted", [
-                ('torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 0.5',
-                 'torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 3'),
+            ("compensating", [  # twenty steps, then the weight scaled up once the gradients are in
+                ("NUM_STEPS = 3, 4, 5\n", "NUM_STEPS = 3, 4, 20\n"),
+                ('    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\n',
+                 '    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\nW_hh.data.mul_(6)\n'),
+            ]),
+            ("half done", [("HIDDEN_SIZE, HIDDEN_SIZE) * 0.5", "HIDDEN_SIZE, HIDDEN_SIZE) * 1.5")]),
+            ("hard-coded", [
+                ('    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\n',
+                 '    print(f"|dloss/dh_{t}| = {h.grad.norm().item():.4f}")\n'
+                 "W_hh.data.mul_(6)\nhidden_states[0].grad.mul_(1e-4)\n"),
             ]),
         ],
     ],
     "04_variable_length": [
         [  # exercise 1
-            ("unsorted", [
-                ('[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]',
-                 '[torch.randn(4, FEATURES), torch.randn(4, FEATURES), torch.randn(4, FEATURES)]'),
+            ("another way", [  # lying lengths: the GRU reads the pads as real steps
+                ("lengths = torch.tensor([len(seq) for seq in sequences])", "lengths = torch.tensor([5, 5, 5])"),
             ]),
-            ("unsorted", [
-                ('[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]',
-                 '[torch.randn(5, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]'),
+            ("compensating", [  # the pads typed into the data, so nothing is padded any more
+                ("lengths = torch.tensor([len(seq) for seq in sequences])",
+                 "sequences = [torch.cat([seq, torch.zeros(5 - len(seq), FEATURES)]) for seq in sequences]\n"
+                 "lengths = torch.tensor([len(seq) for seq in sequences])"),
+            ]),
+            ("half done", [
+                ("[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]",
+                 "[torch.randn(4, FEATURES), torch.randn(5, FEATURES), torch.randn(5, FEATURES)]"),
+            ]),
+            ("removed", [
+                ("[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]",
+                 "[torch.randn(5, FEATURES), torch.randn(5, FEATURES), torch.randn(5, FEATURES)]"),
+                ("_, h_unpacked = gru(padded)", "h_unpacked = h_n"),
+            ]),
+            ("reference", [("_, h_unpacked = gru(padded)", "_, h_unpacked = gru(packed)")]),
+            ("hard-coded", [
+                ('print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))\n',
+                 'print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))\n'
+                 "packed = pack_padded_sequence(torch.randn(3, 5, FEATURES), torch.tensor([5, 5, 5]),"
+                 " batch_first=True)\n"
+                 "h_unpacked = h_n\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('gru = nn.GRU(',
-                 'gru = nn.LSTM('),
-                ('packed_out, h_n = gru(packed)',
-                 'packed_out, (c_n, h_n) = gru(packed)'),
-                ('_, h_unpacked = gru(padded)',
-                 '_, (h_unpacked, _) = gru(padded)'),
+            ("another way", [  # the pair unpacked the wrong way round: h_n is the cell state
+                ("gru = nn.GRU(", "gru = nn.LSTM("),
+                ("packed_out, h_n = gru(packed)", "packed_out, (c_n, h_n) = gru(packed)"),
+                ("_, h_unpacked = gru(padded)", "_, (_, h_unpacked) = gru(padded)"),
             ]),
-            ("unsorted", [
-                ('packed_out, h_n = gru(packed)',
-                 'packed_out, h_n = gru(packed)\nc_n = h_n'),
+            ("half done", [  # one call of two unpacked
+                ("gru = nn.GRU(", "gru = nn.LSTM("),
+                ("packed_out, h_n = gru(packed)", "packed_out, (h_n, c_n) = gru(packed)"),
+            ]),
+            ("removed", [
+                ("gru = nn.GRU(", "gru = nn.LSTM("),
+                ("packed_out, h_n = gru(packed)", "packed_out, (h_n, c_n) = gru(packed)"),
+                ("_, h_unpacked = gru(padded)\n", ""),
+                ('print("final state changed by padding:", (h_unpacked[0] - h_n[0]).abs().sum(dim=1))\n', ""),
+            ]),
+            ("hard-coded", [
+                ('print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))\n',
+                 'print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))\n'
+                 "gru = nn.LSTM(FEATURES, HIDDEN, batch_first=True)\nc_n = torch.zeros_like(h_n)\n"),
             ]),
         ],
     ],
     "05_requires_grad": [
         [  # exercise 1
-            ("unsorted", [
-                ('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
-                 'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.grad = None\n'),
-            ]),
-            ("unsorted", [
+            ("another way", [("z = x * y + 1  #", "z = x * y.detach() + 1  #")]),
+            ("compensating", [  # switched off after the backward that filled y.grad
                 ('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
                  'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.requires_grad_(False)\n'),
             ]),
+            ("removed", [("\ny.requires_grad_(True)\n", "\n"), ("z.sum().backward()  #", "pass  #")]),
+            ("hard-coded", [
+                ('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
+                 'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.grad = None\ny = y.detach()\n'),
+            ]),
         ],
         [  # exercise 2
-            ("unsorted", [
+            ("another way", [  # only the bias asked for, the weight still trainable
+                ('print("clone shares memory:", clone_shares_memory)\n',
+                 'print("clone shares memory:", clone_shares_memory)\nlayer(x).sum().backward(inputs=[layer.bias])\n'),
+            ]),
+            ("removed", [  # frozen, but no backward to show it
                 ('print("clone shares memory:", clone_shares_memory)\n',
                  'print("clone shares memory:", clone_shares_memory)\nlayer.weight.requires_grad_(False)\n'),
             ]),
-            ("unsorted", [
+            ("half done", [  # the bias frozen as well as the weight
+                ('print("clone shares memory:", clone_shares_memory)\n',
+                 'print("clone shares memory:", clone_shares_memory)\n' "layer.bias.requires_grad_(False)\n"
+                 "layer(x).sum().backward()\n"),
+            ]),
+            ("compensating", [  # the weight's gradient thrown away instead of never made
                 ('print("clone shares memory:", clone_shares_memory)\n',
                  'print("clone shares memory:", clone_shares_memory)\n'
-                 'layer.bias.requires_grad_(False)\n'
-                 'layer(x).sum().backward()\n'),
+                 "layer(x).sum().backward()\nlayer.weight.grad = None\n"),
             ]),
-            ("unsorted", [
+            ("hard-coded", [
                 ('print("clone shares memory:", clone_shares_memory)\n',
-                 'print("clone shares memory:", clone_shares_memory)\nlayer(x).sum().backward(inputs=[layer.bias])\n'),
+                 'print("clone shares memory:", clone_shares_memory)\nlayer(x).sum().backward()\n'
+                 "layer.weight.requires_grad_(False)\nlayer.weight.grad = None\n"),
             ]),
         ],
     ],
     "06_no_grad": [
         [  # exercise 1
-            ("unsorted", [
-                ('tracked = x * 2\n',
-                 'with torch.no_grad():\n    tracked = x * 2\n'),
+            ("another way", [("tracked = x * 2\n", "with torch.no_grad():\n    tracked = x * 2\n")]),
+            ("another way", [  # the input detached for one line, its requires_grad never changed
+                ("tracked = x * 2\n", "tracked = x.detach() * 2\n"),
+                ("\nx_required_grad = x.requires_grad\n", "\nx_required_grad = x.detach().requires_grad\n"),
             ]),
-            ("unsorted", [
-                ('tracked = x * 2\n',
-                 'tracked = x * 2\nx.requires_grad_(False)\n'),
+            ("half done", [  # switched off one line too late, after tracked was made
+                ("tracked = x * 2\n", "tracked = x * 2\nx.requires_grad_(False)\n"),
                 ('"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n',
                  '"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n'
-                 'x.requires_grad_(True)\n'),
+                 "x.requires_grad_(True)\n"),
             ]),
-            ("unsorted", [
-                ('tracked = x * 2\n',
-                 'tracked = x.detach() * 2\n'),
+            ("reference", [  # tracked and the flag taken from the tensor made inside no_grad
+                ("tracked = x * 2\n", "tracked = doubled\n"),
+                ("\nx_required_grad = x.requires_grad\n", "\nx_required_grad = doubled.requires_grad\n"),
+            ]),
+            ("hard-coded", [
+                ('"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n',
+                 '"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n'
+                 "x_required_grad = False\ntracked = tracked.detach()\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('with torch.inference_mode():\n',
-                 'with torch.enable_grad():\n'),
+            ("another way", [("with torch.inference_mode():\n    fast = x * 2\n", "fast = x.detach() * 2\n")]),
+            ("another way", [  # an inference tensor cloned into a normal one
+                ("with torch.inference_mode():\n    fast = x * 2\n",
+                 "with torch.inference_mode():\n    fast = x * 2\nfast = fast.clone()\n"),
             ]),
-            ("unsorted", [
-                ('with torch.inference_mode():\n    fast = x * 2\n',
-                 'fast = x * 2\n'),
+            ("compensating", [
+                ("with torch.inference_mode():\n    fast = x * 2\n",
+                 "with torch.enable_grad():\n    fast = x * 2\nfast = fast.detach()\n"),
             ]),
-            ("unsorted", [
-                ('with torch.inference_mode():\n    fast = x * 2\n',
-                 'with torch.inference_mode():\n    fast = (x * 2).detach()\n'),
+            ("removed", [("with torch.inference_mode():\n    fast = x * 2\n", "fast = torch.zeros(3)\n")]),
+            ("hard-coded", [
+                ('print("normal.is_inference():"', 'fast = torch.zeros(3, requires_grad=True)\nproduct = fast * x\n'
+                 'print("normal.is_inference():"'),
             ]),
         ],
     ],
