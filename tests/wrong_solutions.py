@@ -257,68 +257,109 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "07_backward": [
         [  # exercise 1
-            ("unsorted", [
-                ('u = torch.tensor([1.0, 10.0])',
-                 'u = torch.tensor([1.0, 1.0, 1.0]) @ A.T'),
+            ("another way", [  # the sum's backward instead of the vector-Jacobian product with ones
+                ("y.backward(gradient=u)  #", "y.sum().backward()  #"),
             ]),
-            ("unsorted", [
-                ('u = torch.tensor([1.0, 10.0])',
-                 'u = torch.ones(2) * 2'),
+            ("compensating", [
+                ("u = torch.tensor([1.0, 10.0])", "u = torch.ones(2) * 2"),
+                ("y.backward(gradient=u)  #", "y.backward(gradient=u / 2)  #"),
+            ]),
+            ("reference", [("u = torch.tensor([1.0, 10.0])", "u = torch.tensor([1.0, 1.0, 1.0]) @ A.T")]),
+            ("removed", [  # no backward: the expected gradient typed in
+                ("u = torch.tensor([1.0, 10.0])", "u = torch.ones(2)"),
+                ("y.backward(gradient=u)  #", "v.grad = A.sum(0)  #"),
+            ]),
+            ("hard-coded", [
+                ('print("v.grad:", v.grad, "| u @ A:", u @ A)\n',
+                 'print("v.grad:", v.grad, "| u @ A:", u @ A)\nu = torch.ones(2)\nv.grad = A.sum(0)\n'),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('\nloss2.backward()',
-                 '\npass'),
+            ("another way", [  # retain_grad still called, on a tensor that is no longer h2
+                ("\nh2.retain_grad()\n", "\nh2.retain_grad()\nh2 = h2.clone()\n"),
             ]),
-            ("unsorted", [
-                ('print("h2.grad:", h2.grad',
-                 'h2.grad = None\nprint("h2.grad:", h2.grad'),
+            ("compensating", [
+                ('print("h2.grad:", h2.grad', 'h2 = h2 * 1\nprint("h2.grad:", h2.grad'),
+            ]),
+            ("removed", [("\nh2.retain_grad()\n", "\n"), ("\nloss2.backward()", "\npass")]),
+            ("hard-coded", [('print("h2.grad:", h2.grad', 'h2.grad = None\nprint("h2.grad:", h2.grad')]),
+            ("hard-coded", [
+                ('print("after w.grad.zero_():", w.grad)\n', 'print("after w.grad.zero_():", w.grad)\nh2 = x * w\n'),
             ]),
         ],
     ],
     "08_autograd_grad": [
         [  # exercise 1
-            ("unsorted", [
-                ('weights = [torch.ones_like(y), torch.tensor(1.0)]',
-                 'weights = [torch.ones_like(y), torch.tensor(2.0)]'),
+            ("another way", [  # the gradient of y.sum() asked for directly, the weights left as they were
+                ("combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)",
+                 "combined = torch.autograd.grad(y.sum(), x, retain_graph=True)"),
             ]),
-            ("unsorted", [
-                ('weights = [torch.ones_like(y), torch.tensor(1.0)]',
-                 'weights = [2 * torch.ones_like(y), torch.tensor(0.0)]'),
+            ("removed", [  # the output z dropped from the call
+                ("combined = torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)",
+                 "combined = torch.autograd.grad([y], x, grad_outputs=weights[:1], retain_graph=True)"),
+            ]),
+            ("half done", [("torch.tensor(1.0)]", "torch.tensor(0.5)]")]),
+            ("compensating", [  # z's share taken off afterwards
+                ('print("number of results:", len(combined)',
+                 'combined = (combined[0] - torch.autograd.grad(z, x, retain_graph=True)[0],)\n'
+                 'print("number of results:", len(combined)'),
+            ]),
+            ("reference", [("weights = [torch.ones_like(y), torch.tensor(1.0)]",
+                            "weights = [2 * torch.ones_like(y), torch.tensor(0.0)]")]),
+            ("hard-coded", [
+                ('print("one gradient per input:"', 'combined = (2 * x.detach(),)\nprint("one gradient per input:"'),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('(second,) = torch.autograd.grad(first.sum(), x)\n',
-                 '(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n'),
+            ("another way", [  # the derivative of a hand-written second derivative
+                ("(second,) = torch.autograd.grad(first.sum(), x)\n",
+                 "(second,) = torch.autograd.grad(first.sum(), x)\n(third,) = torch.autograd.grad((6 * x).sum(), x)\n"),
             ]),
-            ("unsorted", [
-                ('(second,) = torch.autograd.grad(first.sum(), x)\n',
-                 '(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n'
-                 '(third,) = torch.autograd.grad(first.sum(), x)\n'),
+            ("half done", [("(second,) = torch.autograd.grad(first.sum(), x)\n",
+                            "(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n")]),
+            ("reference", [  # the first derivative differentiated again: the second derivative, 6x
+                ("(second,) = torch.autograd.grad(first.sum(), x)\n",
+                 "(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n"
+                 "(third,) = torch.autograd.grad(first.sum(), x)\n"),
+            ]),
+            ("hard-coded", [
+                ('print("one gradient per input:"', 'third = torch.full((3,), 6.0)\nprint("one gradient per input:"'),
             ]),
         ],
     ],
     "09_retain_graph": [
         [  # exercise 1
-            ("unsorted", [
-                ('simple = (x + 1).sum()\nsimple.backward()\n',
-                 'simple = (x + x).sum()\nsimple.backward()\n'),
+            ("another way", [  # the graph built again for the second pass instead of kept
+                ("simple = (x + 1).sum()\nsimple.backward()\nsimple.backward()",
+                 "simple = (x * 2).sum()\nsimple.backward()\nsimple = (x * 2).sum()\nsimple.backward()"),
             ]),
-            ("unsorted", [
-                ('simple = (x + 1).sum()\nsimple.backward()\n',
-                 'simple = (x * 4).sum()\nsimple.backward(retain_graph=True)\n'),
+            ("another way", [  # an addition, which saves nothing, instead of retain_graph
+                ("simple = (x + 1).sum()\nsimple.backward()\n", "simple = (x + x).sum()\nsimple.backward()\n"),
+            ]),
+            ("compensating", [  # four times x, the first pass's gradient thrown away
+                ("simple = (x + 1).sum()\nsimple.backward()\n",
+                 "simple = (x * 4).sum()\nsimple.backward(retain_graph=True)\nx.grad = None\n"),
+            ]),
+            ("removed", [  # one backward, its gradient doubled by hand
+                ("simple = (x + 1).sum()\nsimple.backward()\nsimple.backward()",
+                 "simple = (x * 2).sum()\nsimple.backward(retain_graph=True)\nx.grad *= 2"),
+            ]),
+            ("hard-coded", [
+                ('print("two passes without retain_graph, x.grad:", x.grad)\n',
+                 'print("two passes without retain_graph, x.grad:", x.grad)\n'
+                 "simple = (x * 2).sum()\nx.grad = torch.full((3,), 4.0)\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('\ndeep.backward()',
-                 '\npass'),
+            ("another way", [  # create_graph keeps the graph too, and builds one of the backward
+                ("\ndeep.backward()  # predict:", "\ndeep.backward(create_graph=True)  # predict:"),
             ]),
-            ("unsorted", [
-                ('\ndeep.backward()',
-                 '\ndeep.backward(retain_graph=True)\ndeep.backward()'),
+            ("half done", [("\ndeep.backward()  # predict:",
+                            "\ndeep.backward(retain_graph=True)\ndeep.backward()  # predict:")]),
+            ("removed", [("\ndeep.backward()  # predict:", "\npass  # predict:")]),
+            ("hard-coded", [
+                ('print(f"after a plain backward: {saved_megabytes():.1f} MB")\n',
+                 'print(f"after a plain backward: {saved_megabytes():.1f} MB")\nsaved_megabytes = lambda: 4.0\n'),
             ]),
         ],
     ],
