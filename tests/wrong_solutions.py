@@ -18,6 +18,9 @@ BRANCHES = "    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    els
 #: Lesson 19's last code line.
 LAST_LINE_19 = 'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
 
+#: Lesson 10's if and its two returns in ``SignFlip.forward``.
+IF_BRANCH_10 = "        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -365,29 +368,38 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "10_trace_vs_script": [
         [  # exercise 1
-            ("unsorted", [
-                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
-                 '        return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)\n'),
+            ("another way", [  # scripted, which keeps the if, where a trace on negative input is asked
+                ("        example = positive  #", "        example = negative  #"),
+                ("        traced = torch.jit.trace(model, example)", "        traced = torch.jit.script(model)"),
             ]),
-            ("unsorted", [
-                ('        traced_out = traced(negative)',
-                 '        traced_out = traced(positive)'),
-                ('        example = positive  #',
-                 '        example = negative  #'),
+            ("another way", [  # the branch-free model traced: right on both inputs, which is exercise 2
+                (IF_BRANCH_10, "        return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)\n"),
+            ]),
+            ("compensating", [  # traced on positive input, its output's sign turned by hand
+                ("        traced_out = traced(negative)", "        traced_out = -traced(negative)"),
+            ]),
+            ("reference", [("negative = -positive", "negative = positive"),
+                           ("        example = positive  #", "        example = negative  #")]),
+            ("hard-coded", [
+                ('print("This PyTorch has no torch.jit.trace; skipping.")\n',
+                 'print("This PyTorch has no torch.jit.trace; skipping.")\n'
+                 "example = negative\ntraced_out = expected\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('        if x.mean() > 0:\n',
-                 '        if True:\n'),
+            ("another way", [  # the branch moved into a Python conditional expression
+                (IF_BRANCH_10, "        sign = 1.0 if x.mean() > 0 else -1.0\n        return sign * self.linear(x)\n"),
             ]),
-            ("unsorted", [
-                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
-                 '        return self.linear(x)\n'),
+            ("removed", [("        if x.mean() > 0:\n", "        if True:\n")]),
+            ("removed", [(IF_BRANCH_10, "        return self.linear(x)\n")]),
+            ("half done", [(IF_BRANCH_10, "        return torch.where(x.mean() > 0, 1.0, 1.0) * self.linear(x)\n")]),
+            ("compensating", [  # the branch-free part explained instead of the model
+                ("explanation = torch._dynamo.explain(model)(positive)",
+                 "explanation = torch._dynamo.explain(model.linear)(positive)"),
             ]),
-            ("unsorted", [
-                ('        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n',
-                 '        return torch.where(x.mean() > 0, 1.0, 1.0) * self.linear(x)\n'),
+            ("hard-coded", [
+                ('    print("This PyTorch has no torch.compile; skipping.")\n',
+                 '    print("This PyTorch has no torch.compile; skipping.")\nexplanation.graph_break_count = 0\n'),
             ]),
         ],
     ],
