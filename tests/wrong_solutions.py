@@ -405,28 +405,20 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "11_inplace_version": [
         [  # exercise 1
-            ("unsorted", [
-                ('\ns = torch.sigmoid(x)\n',
-                 '\ns = x.detach() * 2\n'),
+            ("another way", [("\ns = torch.sigmoid(x)\n", "\ns = x.detach() * 2\n")]),
+            ("another way", [  # the in-place change hidden from autograd with .data
+                ("\ns = torch.sigmoid(x)\n", "\ns = x * 2\n"), ("\ns.mul_(2)  #", "\ns.data.mul_(2)  #"),
             ]),
-            ("unsorted", [
-                ('\ns = torch.sigmoid(x)\n',
-                 '\ns = torch.sigmoid(x) * 2\n'),
-            ]),
+            ("half done", [("\ns = torch.sigmoid(x)\n", "\ns = torch.sigmoid(x) * 2\n")]),
+            ("removed", [("\ns = torch.sigmoid(x)\n", "\ns = x * 2\n"), ("    s.sum().backward()\n", "    s.sum()\n")]),
+            ("hard-coded", [('print("w:", w, "| version"', 's = 4 * x\nprint("w:", w, "| version"')]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('\ns.mul_(2)',
-                 '\npass'),
-            ]),
-            ("unsorted", [
-                ('\ns.mul_(2)',
-                 '\ns = s.clone()\ns.mul_(2)'),
-            ]),
-            ("unsorted", [
-                ('\ns.mul_(2)',
-                 '\ns = s * 3'),
-            ]),
+            ("another way", [("\ns.mul_(2)", "\ns = s.clone()\ns.mul_(2)")]),
+            ("another way", [("\ns.mul_(2)", "\ns.data.mul_(2)")]),  # hidden from autograd, not avoided
+            ("removed", [("\ns.mul_(2)", "\npass")]),
+            ("half done", [("\ns.mul_(2)", "\ns = s * 3")]),
+            ("hard-coded", [('print("w:", w, "| version"', 's = torch.sigmoid(x) * 2\nprint("w:", w, "| version"')]),
         ],
     ],
     "12_custom_function": [
