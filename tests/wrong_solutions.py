@@ -423,26 +423,46 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "12_custom_function": [
         [  # exercise 1
-            ("unsorted", [
-                ('wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))',
-                 'wrong_ok = torch.autograd.gradcheck(Cube.apply, (probe,))'),
+            ("another way", [  # WrongCube made an alias of Cube, its own backward left wrong
+                ('print("WrongCube\'s gradient:", unchecked.grad)\n',
+                 'print("WrongCube\'s gradient:", unchecked.grad)\nWrongCube = Cube\n'),
             ]),
-            ("unsorted", [
-                ('        return grad_output * 3 * x\n',
-                 '        return grad_output * 3 * x**2 * 1.01\n'),
+            ("compensating", [  # the forward changed to fit the wrong derivative: 1.5 x**2 has 3x
+                ("        ctx.save_for_backward(x)\n        return x**3\n\n    @staticmethod\n"
+                 "    def backward(ctx, grad_output):\n        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n",
+                 "        ctx.save_for_backward(x)\n        return 1.5 * x**2\n\n    @staticmethod\n"
+                 "    def backward(ctx, grad_output):\n        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n"),
             ]),
+            ("half done", [("        return grad_output * 3 * x\n", "        return grad_output * 3 * x**2 * 1.01\n")]),
+            ("reference", [("wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))",
+                            "wrong_ok = torch.autograd.gradcheck(Cube.apply, (probe,))")]),
+            ("hard-coded", [('print("gradcheck(WrongCube):", wrong_ok)\n',
+                             'print("gradcheck(WrongCube):", wrong_ok)\nWrongCube = Cube\nwrong_ok = True\n')]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))',
-                 'cube_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,), raise_exception=False)'),
+            ("another way", [  # a wrong function fails gradcheck, not the low precision
+                ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
+                 "cube_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,), raise_exception=False)"),
             ]),
-            ("unsorted", [
-                ('dtype=torch.float64, requires_grad=True)',
-                 'dtype=torch.float32, requires_grad=True)'),
-                ('cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))',
-                 'cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False, atol=1.0, rtol=1.0)'),
+            ("compensating", [
+                ("dtype=torch.float64, requires_grad=True)", "dtype=torch.float32, requires_grad=True)"),
+                ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
+                 "cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False, atol=1.0, rtol=1.0)"),
             ]),
+            ("half done", [("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
+                            "cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False)")]),
+            ("removed", [
+                ("dtype=torch.float64, requires_grad=True)", "dtype=torch.float32, requires_grad=True)"),
+                ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))", "cube_ok = False"),
+            ]),
+            ("reference", [  # Cube broken, so the check of float32 fails for a wrong reason
+                ("dtype=torch.float64, requires_grad=True)", "dtype=torch.float32, requires_grad=True)"),
+                ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
+                 "cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False)"),
+                ("        return grad_output * 3 * x**2\n", "        return grad_output * 3 * x\n"),
+            ]),
+            ("hard-coded", [('print("gradcheck(WrongCube):", wrong_ok)\n',
+                             'print("gradcheck(WrongCube):", wrong_ok)\nprobe = probe.float()\ncube_ok = False\n')]),
         ],
     ],
     "13_putting_it_together": [
