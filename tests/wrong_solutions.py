@@ -21,6 +21,10 @@ LAST_LINE_19 = 'print("one level further:", node.name(), "->", [parent.name() fo
 #: Lesson 10's if and its two returns in ``SignFlip.forward``.
 IF_BRANCH_10 = "        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n"
 
+#: Lesson 13's optimizer, and the one its exercise 2 asks for.
+SGD_13 = "torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)"
+ADAM_13 = "torch.optim.Adam(model.parameters(), lr=0.1)"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -428,10 +432,10 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
                  'print("WrongCube\'s gradient:", unchecked.grad)\nWrongCube = Cube\n'),
             ]),
             ("compensating", [  # the forward changed to fit the wrong derivative: 1.5 x**2 has 3x
-                ("        ctx.save_for_backward(x)\n        return x**3\n\n    @staticmethod\n"
-                 "    def backward(ctx, grad_output):\n        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n",
-                 "        ctx.save_for_backward(x)\n        return 1.5 * x**2\n\n    @staticmethod\n"
-                 "    def backward(ctx, grad_output):\n        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n"),
+                ("        return x**3\n\n    @staticmethod\n    def backward(ctx, grad_output):\n"
+                 "        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n",
+                 "        return 1.5 * x**2\n\n    @staticmethod\n    def backward(ctx, grad_output):\n"
+                 "        (x,) = ctx.saved_tensors\n        return grad_output * 3 * x\n"),
             ]),
             ("half done", [("        return grad_output * 3 * x\n", "        return grad_output * 3 * x**2 * 1.01\n")]),
             ("reference", [("wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))",
@@ -467,24 +471,33 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "13_putting_it_together": [
         [  # exercise 1
-            ("unsorted", [
-                ('LEARNING_RATE, STEPS = 0.2, 10',
-                 'LEARNING_RATE, STEPS = 0.5, 10'),
+            ("another way", [  # the loss made to grow by climbing the gradient, not by overshooting
+                ("        w -= LEARNING_RATE * w.grad  #", "        w += LEARNING_RATE * w.grad  #"),
             ]),
-            ("unsorted", [
-                ('LEARNING_RATE, STEPS = 0.2, 10',
-                 'LEARNING_RATE, STEPS = 0.2, 0'),
-            ]),
+            ("half done", [("LEARNING_RATE, STEPS = 0.2, 10", "LEARNING_RATE, STEPS = 0.5, 10")]),
+            ("removed", [("LEARNING_RATE, STEPS = 0.2, 10", "LEARNING_RATE, STEPS = 0.2, 0")]),
+            ("compensating", [("manual_w, manual_b = w.item(), b.item()",
+                               "manual_w, manual_b = -w.item(), -b.item()")]),
+            ("reference", [('    print(f"running: {running.grad_fn.name()}',
+                            '    targets = targets * 0\n    print(f"running: {running.grad_fn.name()}')]),
+            ("hard-coded", [('    print(f"running: {running.grad_fn.name()}',
+                             '    manual_w, manual_b = 10.0, 10.0\n    print(f"running: {running.grad_fn.name()}')]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)',
-                 'torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)'),
+            ("another way", [("torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)",
+                              "torch.optim.SGD(model.parameters(), lr=0.1)")]),
+            ("half done", [("torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)",
+                            "torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)")]),
+            ("removed", [(SGD_13, ADAM_13), ("    optimizer.step()\n", "")]),
+            ("compensating", [  # Adam made, but the steps taken by hand
+                (SGD_13, ADAM_13),
+                ("    optimizer.step()\n",
+                 "    with torch.no_grad():\n        for param in model.parameters():\n"
+                 "            param -= 0.3 * param.grad\n"),
             ]),
-            ("unsorted", [
-                ('torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)',
-                 'torch.optim.SGD(model.parameters(), lr=0.1)'),
-            ]),
+            ("hard-coded", [('    print(f"running: {running.grad_fn.name()}',
+                             '    optimizer = torch.optim.Adam(model.parameters(), lr=0.1)\n    same = False\n'
+                             '    print(f"running: {running.grad_fn.name()}')]),
         ],
     ],
     "14_hooks": [
