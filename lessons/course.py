@@ -135,7 +135,14 @@ def after(anchor: str, expression: str, *, hidden: bool = False) -> list[Any]:
     return seen(anchor, expression, after=True, hidden=hidden)
 
 
-def seen(anchor: str, expression: str, *, after: bool = False, hidden: bool = False) -> list[Any]:
+def returned(function: str, *, hidden: bool = False) -> list[Any]:
+    """What each call of the lesson's function (or method, or hook) named ``function`` returned, in a
+    fresh run of the lesson, in the order the calls ended: how many times a hook fired, and what it
+    gave back. See :func:`seen`."""
+    return seen(function, "", after=None, hidden=hidden)
+
+
+def seen(anchor: str, expression: str, *, after: bool | None = False, hidden: bool = False) -> list[Any]:
     """What ``expression`` was each time a line starting with ``anchor`` ran, in a fresh run of the lesson.
 
     A check at the end of a run reads values as the run left them, so a value assigned at
@@ -148,8 +155,9 @@ def seen(anchor: str, expression: str, *, after: bool = False, hidden: bool = Fa
     :func:`torch.manual_seed` seeds ``HIDDEN_SEED`` later, so a value typed in fails.
 
     The values come in the order the lines ran, an expression that raised as a false
-    :class:`Raised`; no such line run gives ``[]``. The lesson prints nothing and warns
-    nothing while it runs again; an error it raises is raised here.
+    :class:`Raised`; no such line run gives ``[]``. With ``after`` None, ``anchor`` names a
+    function of the lesson and the values are what its calls returned (:func:`returned`). The
+    lesson prints nothing and warns nothing while it runs again; an error it raises is raised here.
     """
     path = sys.modules["__main__"].__file__
     source = "".join(linecache.getlines(path))
@@ -159,8 +167,9 @@ def seen(anchor: str, expression: str, *, after: bool = False, hidden: bool = Fa
     return _replays[key]
 
 
-def _replay(path: str, source: str, anchor: str, expression: str, after: bool, hidden: bool) -> list[Any]:
-    """Run ``source`` (the lesson at ``path``) once more, collecting ``expression`` at the ``anchor`` lines."""
+def _replay(path: str, source: str, anchor: str, expression: str, after: bool | None, hidden: bool) -> list[Any]:
+    """Run ``source`` (the lesson at ``path``) once more, collecting ``expression`` at the ``anchor`` lines
+    (or, with ``after`` None, what the calls of the function named ``anchor`` returned)."""
     import torch
 
     lines = {number for number, text in enumerate(source.splitlines(), 1) if text.strip().startswith(anchor)}
@@ -174,6 +183,10 @@ def _replay(path: str, source: str, anchor: str, expression: str, after: bool, h
             return Raised(exc)
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if after is None:
+            if event == "return" and frame.f_code.co_name == anchor:
+                values.append(arg)
+            return local
         if frame in pending and event in ("line", "return"):
             pending.discard(frame)
             values.append(value(frame))

@@ -67,6 +67,7 @@ def test_a_check_reads_what_a_line_made_in_a_fresh_run_not_what_the_end_of_the_r
               "course.after('drawn = ', 'torch.equal(drawn, __import__(\"__main__\").drawn)') == [True]",
               "course.after('drawn = ', 'torch.equal(drawn, __import__(\"__main__\").drawn)', hidden=True) == [False]",
               "course.after('nowhere', 'u') == []",
+              "[torch.equal(value, x * 2) for value in course.returned('double')] == [True]",  # each call's result
               "course.after('u = ', 'undefined_name')[0].error.__class__.__name__ == 'NameError'"]
     results = run_checks(tmp_path, checks)
     assert [(r["passed"], r["error"]) for r in results] == [(True, None)] * len(checks), results

@@ -25,6 +25,10 @@ IF_BRANCH_10 = "        if x.mean() > 0:\n            return self.linear(x)\n   
 SGD_13 = "torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)"
 ADAM_13 = "torch.optim.Adam(model.parameters(), lr=0.1)"
 
+#: Lesson 14: the print in ``after_adding``, and the backward of the leaf ``w``.
+AFTER_PRINT_14 = '    print("post-accumulate hook sees w.grad:", param.grad)\n'
+BACKWARD_14 = "(w * torch.tensor([1.0, 2.0])).sum().backward()\n"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -502,29 +506,31 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "14_hooks": [
         [  # exercise 1
-            ("unsorted", [
-                ('    return grad * 2\n',
-                 '    return grad * 4\n'),
+            ("another way", [  # the hook removed before backward instead of changed to return None
+                ("handle = h.register_hook(double_grad)\n", "handle = h.register_hook(double_grad)\nhandle.remove()\n"),
             ]),
-            ("unsorted", [
-                ('    return grad * 2\n',
-                 '    return grad * 0\n'),
+            ("another way", [  # a second hook halves what the first doubled
+                ("handle = h.register_hook(double_grad)\n",
+                 "handle = h.register_hook(double_grad)\nh.register_hook(lambda grad: grad / 2)\n"),
+            ]),
+            ("compensating", [("loss = (h**2).sum()\n", "loss = (h**2).sum() / 2\n")]),
+            ("half done", [("    return grad * 2\n", "    return grad * 4\n")]),
+            ("hard-coded", [
+                ('print("x.grad:", x.grad)\n',
+                 'print("x.grad:", x.grad)\n'
+                 "x.grad = torch.tensor([8.0, 16.0, 24.0])\nh.grad = torch.tensor([4.0, 8.0, 12.0])\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('    print("post-accumulate hook sees w.grad:", param.grad)\n',
-                 '    print("post-accumulate hook sees w.grad:", param.grad)\n    param.grad = None\n'),
+            ("half done", [(AFTER_PRINT_14, AFTER_PRINT_14 + "    param.grad = None\n")]),
+            ("another way", [  # zeroed instead of emptied
+                (AFTER_PRINT_14, AFTER_PRINT_14 + "    param.grad.zero_()\n"), (BACKWARD_14, BACKWARD_14 + BACKWARD_14),
             ]),
-            ("unsorted", [
-                ('(w * torch.tensor([1.0, 2.0])).sum().backward()\n',
-                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n(w * torch.tensor([1.0, 2.0])).sum().backward()\n'),
+            ("compensating", [  # emptied between the two passes and at the end, not by the hook
+                (BACKWARD_14, BACKWARD_14 + "w.grad = None\n" + BACKWARD_14 + "w.grad = None\n"),
             ]),
-            ("unsorted", [
-                ('(w * torch.tensor([1.0, 2.0])).sum().backward()\n',
-                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n'
-                 'w.grad = None\n'
-                 '(w * torch.tensor([1.0, 2.0])).sum().backward()\n'),
+            ("hard-coded", [
+                (BACKWARD_14, BACKWARD_14 + "w.grad = None\nsums_seen.append(torch.tensor([1.0, 2.0]))\n"),
             ]),
         ],
     ],
