@@ -29,6 +29,10 @@ ADAM_13 = "torch.optim.Adam(model.parameters(), lr=0.1)"
 AFTER_PRINT_14 = '    print("post-accumulate hook sees w.grad:", param.grad)\n'
 BACKWARD_14 = "(w * torch.tensor([1.0, 2.0])).sum().backward()\n"
 
+#: Lesson 15: the forward under no_grad, and the prediction under inference_mode.
+NO_GRAD_15 = "with torch.no_grad():\n    quiet = model(batch)"
+INFERENCE_15 = "with torch.inference_mode():\n    prediction = model(batch)"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -536,23 +540,27 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "15_eval_nograd_inference": [
         [  # exercise 1
-            ("unsorted", [
-                ('with torch.no_grad():\n    quiet = model(batch)',
-                 'norm.momentum = 0.0\nwith torch.no_grad():\n    quiet = model(batch)'),
+            ("another way", [(NO_GRAD_15, "norm.momentum = 0.0\n" + NO_GRAD_15)]),
+            ("another way", [(NO_GRAD_15, "model.eval()\nquiet = model(batch)")]),  # eval() without no_grad()
+            ("half done", [(NO_GRAD_15, "norm.eval()\n" + NO_GRAD_15)]),  # BatchNorm alone, Dropout still on
+            ("reference", [  # the output compared with made equal to the one it is compared against
+                (NO_GRAD_15, "norm.eval()\n" + NO_GRAD_15),
+                ("evaluated = model(batch)  #", "evaluated = quiet + 0 * model(batch)  #"),
             ]),
-            ("unsorted", [
-                ('with torch.no_grad():\n    quiet = model(batch)',
-                 'norm.eval()\nwith torch.no_grad():\n    quiet = model(batch)'),
+            ("hard-coded", [
+                ('print("model.train() switches back:", model.training)\n',
+                 'print("model.train() switches back:", model.training)\n'
+                 "mean_moved = False\nquiet = evaluated\nnorm.num_batches_tracked.fill_(2)\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('with torch.inference_mode():\n    prediction = model(batch)',
-                 'prediction = model(batch)'),
-            ]),
-            ("unsorted", [
-                ('with torch.inference_mode():\n    prediction = model(batch)',
-                 'with torch.enable_grad():\n    prediction = model(batch)'),
+            ("another way", [(INFERENCE_15, "prediction = model(batch).detach()")]),
+            ("another way", [(INFERENCE_15, "with torch.enable_grad():\n    prediction = model(batch)")]),
+            ("removed", [(INFERENCE_15, "prediction = model(batch)")]),
+            ("compensating", [(INFERENCE_15, INFERENCE_15 + "\nprediction = prediction.clone()")]),
+            ("hard-coded", [
+                ('print("model.train() switches back:", model.training)\n',
+                 'print("model.train() switches back:", model.training)\nprediction = evaluated.detach()\n'),
             ]),
         ],
     ],
