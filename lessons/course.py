@@ -105,7 +105,7 @@ HIDDEN_SEED = 1009
 
 
 class Raised:
-    """What an expression of :func:`seen` raised instead of giving a value; false, so a check fails on it."""
+    """What an expression of :func:`replay` raised instead of giving a value; false, so a check fails on it."""
 
     def __init__(self, error: BaseException) -> None:
         self.error = error
@@ -123,81 +123,96 @@ _replays: dict[tuple, list[Any]] = {}
 def before(anchor: str, expression: str, *, hidden: bool = False) -> list[Any]:
     """What ``expression`` was each time, in a fresh run of the lesson, a line starting with ``anchor`` was
     about to run: the values its inputs had, the grad mode it ran under (``torch.is_grad_enabled()``).
-
-    See :func:`seen`, which it calls with ``after=False``.
-    """
-    return seen(anchor, expression, hidden=hidden)
+    See :func:`replay`."""
+    return replay("before", anchor, expression, hidden)
 
 
 def after(anchor: str, expression: str, *, hidden: bool = False) -> list[Any]:
     """What ``expression`` was each time, in a fresh run of the lesson, a line starting with ``anchor`` had
-    run: what the line made, before any later line changed it. See :func:`seen`."""
-    return seen(anchor, expression, after=True, hidden=hidden)
+    run (at the next line of its frame, or when the frame returns): what the line made, before any
+    later line changed it. See :func:`replay`."""
+    return replay("after", anchor, expression, hidden)
 
 
 def returned(function: str, *, hidden: bool = False) -> list[Any]:
     """What each call of the lesson's function (or method, or hook) named ``function`` returned, in a
     fresh run of the lesson, in the order the calls ended: how many times a hook fired, and what it
-    gave back. See :func:`seen`."""
-    return seen(function, "", after=None, hidden=hidden)
+    gave back. See :func:`replay`."""
+    return replay("returned", function, None, hidden)
 
 
-def seen(anchor: str, expression: str, *, after: bool | None = False, hidden: bool = False) -> list[Any]:
-    """What ``expression`` was each time a line starting with ``anchor`` ran, in a fresh run of the lesson.
+def calls(anchor: str, function: Any, *, hidden: bool = False) -> list[dict[str, Any]]:
+    """The arguments of each call that a line starting with ``anchor`` made to ``function`` (a Python
+    function: ``torch.func.grad``, ``torch.autograd.grad``, one of the lesson's), as {name: value},
+    in a fresh run of the lesson: which API a line used, and with what (a function passed to it can
+    then be called on inputs the lesson never used). See :func:`replay`."""
+    return replay("calls", anchor, function.__code__, hidden)
+
+
+def replay(mode: str, anchor: str, target: Any, hidden: bool = False) -> list[Any]:
+    """Run the lesson again and record, in the order it happened, what ``mode`` asks for.
 
     A check at the end of a run reads values as the run left them, so a value assigned at
     the end of the file would pass it. This runs the lesson again, as it was run (unsaved
-    edits too), in a new module, and evaluates ``expression`` in the frame of each line
-    whose text, stripped, starts with ``anchor``: before that line runs, or once it ran
-    with ``after`` (at the next line of its frame, or when the frame returns). Before the
-    line runs is also where to ask for the grad mode it runs under
-    (``torch.is_grad_enabled()``). ``hidden`` draws other random inputs than the lesson's:
+    edits too), in a new module, under a trace function of its own, and records: with
+    ``mode`` "before" or "after", the value of the expression ``target`` in the frame of each
+    line whose text, stripped, starts with ``anchor`` (an expression that raised gives a
+    false :class:`Raised`); "returned", the return value of each call of the lesson's function
+    named ``anchor``; "calls", the arguments of each call the ``anchor`` lines made to the code
+    object ``target``. ``hidden`` draws other random inputs than the lesson's:
     :func:`torch.manual_seed` seeds ``HIDDEN_SEED`` later, so a value typed in fails.
 
-    The values come in the order the lines ran, an expression that raised as a false
-    :class:`Raised`; no such line run gives ``[]``. With ``after`` None, ``anchor`` names a
-    function of the lesson and the values are what its calls returned (:func:`returned`). The
-    lesson prints nothing and warns nothing while it runs again; an error it raises is raised here.
+    The lesson prints nothing and warns nothing while it runs again; an error it raises is
+    raised here. Each question is answered once per process (its record is kept).
     """
     path = sys.modules["__main__"].__file__
     source = "".join(linecache.getlines(path))
-    key = (path, source, anchor, expression, after, hidden)
+    key = (path, source, mode, anchor, target, hidden)
     if key not in _replays:
-        _replays[key] = _replay(path, source, anchor, expression, after, hidden)
+        _replays[key] = _replay(path, source, mode, anchor, target, hidden)
     return _replays[key]
 
 
-def _replay(path: str, source: str, anchor: str, expression: str, after: bool | None, hidden: bool) -> list[Any]:
-    """Run ``source`` (the lesson at ``path``) once more, collecting ``expression`` at the ``anchor`` lines
-    (or, with ``after`` None, what the calls of the function named ``anchor`` returned)."""
+def _inline(frame: FrameType) -> bool:
+    """Whether ``frame`` runs a lambda or a comprehension: its lines are those of the statement it is in."""
+    name = frame.f_code.co_name
+    return name.startswith("<") and name != "<module>"
+
+
+def _replay(path: str, source: str, mode: str, anchor: str, target: Any, hidden: bool) -> list[Any]:
+    """Run ``source`` (the lesson at ``path``) once more and record what :func:`replay` says."""
     import torch
 
     lines = {number for number, text in enumerate(source.splitlines(), 1) if text.strip().startswith(anchor)}
     values: list[Any] = []
-    pending: set[FrameType] = set()
+    pending: set[FrameType] = set()  # frames whose anchor line ran: "after" reads at their next event
 
     def value(frame: FrameType) -> Any:
         try:
-            return eval(expression, frame.f_globals, frame.f_locals)  # noqa: S307 - the lesson's own check
+            return eval(target, frame.f_globals, frame.f_locals)  # noqa: S307 - the lesson's own check
         except Exception as exc:
             return Raised(exc)
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
-        if after is None:
+        if mode == "returned":
             if event == "return" and frame.f_code.co_name == anchor:
                 values.append(arg)
-            return local
-        if frame in pending and event in ("line", "return"):
-            pending.discard(frame)
-            values.append(value(frame))
-        if event == "line" and frame.f_lineno in lines:
-            if after:
-                pending.add(frame)
-            else:
+        elif mode in ("before", "after"):
+            if frame in pending and event in ("line", "return"):
+                pending.discard(frame)
                 values.append(value(frame))
+            if event == "line" and frame.f_lineno in lines and not _inline(frame):
+                if mode == "after":
+                    pending.add(frame)
+                else:
+                    values.append(value(frame))
         return local
 
     def enter(frame: FrameType, event: str, arg: Any) -> Any:
+        caller = frame.f_back
+        if mode == "calls" and frame.f_code == target and caller is not None \
+                and caller.f_code.co_filename == path and caller.f_lineno in lines:
+            values.append(dict(frame.f_locals))
         return local if frame.f_code.co_filename == path else None
 
     module = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}

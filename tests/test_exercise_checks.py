@@ -27,6 +27,7 @@ def double(v):
 
 
 doubled = double(x)
+tripled = (lambda v: v * 3)(x)
 made = x.detach() * 2  # typed in after the lesson: a check at the end cannot tell
 u = 4
 '''
@@ -68,6 +69,9 @@ def test_a_check_reads_what_a_line_made_in_a_fresh_run_not_what_the_end_of_the_r
               "course.after('drawn = ', 'torch.equal(drawn, __import__(\"__main__\").drawn)', hidden=True) == [False]",
               "course.after('nowhere', 'u') == []",
               "[torch.equal(value, x * 2) for value in course.returned('double')] == [True]",  # each call's result
+              # the arguments of each call a line made
+              "[torch.equal(call['v'], x) for call in course.calls('doubled = ', double)] == [True]",
+              "course.after('tripled = ', 'tripled.tolist()') == [[3.0, 6.0]]",  # not again in the lambda's frame
               "course.after('u = ', 'undefined_name')[0].error.__class__.__name__ == 'NameError'"]
     results = run_checks(tmp_path, checks)
     assert [(r["passed"], r["error"]) for r in results] == [(True, None)] * len(checks), results

@@ -33,6 +33,9 @@ BACKWARD_14 = "(w * torch.tensor([1.0, 2.0])).sum().backward()\n"
 NO_GRAD_15 = "with torch.no_grad():\n    quiet = model(batch)"
 INFERENCE_15 = "with torch.inference_mode():\n    prediction = model(batch)"
 
+#: Lesson 16's Jacobian line, after which exercise 1 adds its line.
+JACREV_16 = "by_jacrev = jacrev(spread)(x)\n"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -566,24 +569,35 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "16_torch_func": [
         [  # exercise 1
-            ("unsorted", [
-                ('by_jacrev = jacrev(spread)(x)\n',
-                 'by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v).mean())(x)\n'),
+            ("another way", [(JACREV_16, JACREV_16 + "summed_grad = by_jacrev.sum(0)\n")]),  # no grad of a sum at all
+            ("another way", [  # a vector-Jacobian product by another API, not grad of a summed function
+                (JACREV_16, JACREV_16 + "summed_grad = torch.autograd.functional.vjp(spread, x, torch.ones(3))[1]\n"),
             ]),
-            ("unsorted", [
-                ('by_jacrev = jacrev(spread)(x)\n',
-                 'by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v)[0])(x)\n'),
+            ("compensating", [(JACREV_16, JACREV_16 + "summed_grad = grad(lambda v: spread(v).mean())(x) * 3\n")]),
+            ("half done", [(JACREV_16, JACREV_16 + "summed_grad = grad(lambda v: spread(v)[0])(x)\n")]),
+            ("reference", [  # one row's gradient, and the Jacobian cut to that row to match
+                (JACREV_16, JACREV_16 + "summed_grad = grad(lambda v: spread(v)[0])(x)\nby_jacrev = by_jacrev[:1]\n"),
             ]),
+            ("hard-coded", [('print("vmap == by hand:   ", torch.allclose(per_sample, by_hand))\n',
+                             'print("vmap == by hand:   ", torch.allclose(per_sample, by_hand))\n'
+                             "summed_grad = by_jacrev.sum(0)\n")]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('    return (x**3).sum() + x.prod()\n',
-                 '    return torch.sin(x).sum() + x.prod()\n'),
+            ("half done", [("    return (x**3).sum() + x.prod()\n", "    return torch.sin(x).sum() + x.prod()\n")]),
+            ("another way", [("    return (x**3).sum() + x.prod()\n", "    return torch.cos(x).sum() * x.prod()\n")]),
+            ("removed", [  # the create_graph Hessian not computed: the func one stands in for it
+                ("rows = [torch.autograd.grad(first[i], start, retain_graph=True)[0] for i in range(3)]\n"
+                 "by_create_graph = torch.stack(rows)\n", "by_create_graph = by_func_hessian\n"),
+                ("    return (x**3).sum() + x.prod()\n", "    return torch.sin(x).sum() * x.prod()\n"),
             ]),
-            ("unsorted", [
-                ('    return (x**3).sum() + x.prod()\n',
-                 '    return torch.cos(x).sum() * x.prod()\n'),
+            ("reference", [  # the Hessians compared are those of the old function
+                ("    return (x**3).sum() + x.prod()\n", "    return torch.sin(x).sum() * x.prod()\n"),
+                ("by_func_hessian = hessian(f)(x)", "by_func_hessian = hessian(lambda v: (v**3).sum() + v.prod())(x)"),
+                ("by_create_graph = torch.stack(rows)\n", "by_create_graph = by_func_hessian\n"),
             ]),
+            ("hard-coded", [('print("vmap == by hand:   ", torch.allclose(per_sample, by_hand))\n',
+                             'print("vmap == by hand:   ", torch.allclose(per_sample, by_hand))\n\n\n'
+                             "def f(x):\n    return torch.sin(x).sum() * x.prod()\n")]),
         ],
     ],
     "17_nan_gradients": [
