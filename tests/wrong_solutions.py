@@ -36,6 +36,10 @@ INFERENCE_15 = "with torch.inference_mode():\n    prediction = model(batch)"
 #: Lesson 16's Jacobian line, after which exercise 1 adds its line.
 JACREV_16 = "by_jacrev = jacrev(spread)(x)\n"
 
+#: Lesson 17: its last code line, and the hand-written norm's backward.
+LAST_LINE_17 = 'print("hand-written norm at 0:", hand_norm_grad, "| torch.linalg.vector_norm:", library_norm_grad)\n'
+HAND_NORM_17 = "torch.sqrt((v**2).sum()).backward()"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -602,24 +606,20 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "17_nan_gradients": [
         [  # exercise 1
-            ("unsorted", [
-                ('masked = torch.where(x > 0, root, 0.0)',
-                 'masked = torch.where(x >= -1, root, 0.0)'),
+            ("another way", [  # the NaN turned into 0 instead of masked out
+                ("masked = torch.where(x > 0, root, 0.0)", "masked = torch.nan_to_num(root, nan=0.0)"),
             ]),
-            ("unsorted", [
-                ('masked = torch.where(x > 0, root, 0.0)',
-                 'masked = torch.where(x > 0, root, 0.0 * root)'),
-            ]),
+            ("another way", [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x >= -1, root, 0.0)")]),
+            ("half done", [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x > 0, root, 0.0 * root)")]),
+            ("removed", [("masked = torch.where(x > 0, root, 0.0)", "masked = root")]),
+            ("hard-coded", [(LAST_LINE_17, LAST_LINE_17 + "trap_grad = torch.tensor([float('nan'), float('inf'), 0.25])\n")]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('torch.sqrt((v**2).sum()).backward()',
-                 '(torch.sqrt((v**2).sum()) + 1e-12).backward()'),
-            ]),
-            ("unsorted", [
-                ('torch.sqrt((v**2).sum()).backward()',
-                 'torch.sqrt((v**2).sum() + 0.0).backward()'),
-            ]),
+            ("another way", [("hand_norm_grad = v.grad\n", "hand_norm_grad = v.grad.nan_to_num()\n")]),  # NaN hidden
+            ("another way", [(HAND_NORM_17, "torch.linalg.vector_norm(v).backward()")]),  # the library's norm
+            ("half done", [(HAND_NORM_17, "(torch.sqrt((v**2).sum()) + 1e-12).backward()")]),  # outside the sqrt
+            ("half done", [(HAND_NORM_17, "torch.sqrt((v**2).sum() + 0.0).backward()")]),
+            ("hard-coded", [(LAST_LINE_17, LAST_LINE_17 + "hand_norm_grad = torch.zeros(3)\n")]),
         ],
     ],
     "18_accumulation_and_two_losses": [
