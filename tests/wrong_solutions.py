@@ -40,6 +40,12 @@ JACREV_16 = "by_jacrev = jacrev(spread)(x)\n"
 LAST_LINE_17 = 'print("hand-written norm at 0:", hand_norm_grad, "| torch.linalg.vector_norm:", library_norm_grad)\n'
 HAND_NORM_17 = "torch.sqrt((v**2).sum()).backward()"
 
+#: Lesson 18: the first loop's header and loss, the training loop's loss, and the last code line.
+FIRST_LOOP_18 = ("targets[:8].chunk(ACCUMULATE), strict=True):\n"
+                 "    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()")
+SECOND_LOSS_18 = "    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step"
+LAST_LINE_18 = "w.grad = None  # breaks the cycle between w and its gradient\n"
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -610,9 +616,11 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
                 ("masked = torch.where(x > 0, root, 0.0)", "masked = torch.nan_to_num(root, nan=0.0)"),
             ]),
             ("another way", [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x >= -1, root, 0.0)")]),
-            ("half done", [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x > 0, root, 0.0 * root)")]),
+            ("half done", [("masked = torch.where(x > 0, root, 0.0)",
+                            "masked = torch.where(x > 0, root, 0.0 * root)")]),
             ("removed", [("masked = torch.where(x > 0, root, 0.0)", "masked = root")]),
-            ("hard-coded", [(LAST_LINE_17, LAST_LINE_17 + "trap_grad = torch.tensor([float('nan'), float('inf'), 0.25])\n")]),
+            ("hard-coded", [(LAST_LINE_17,
+                             LAST_LINE_17 + "trap_grad = torch.tensor([float('nan'), float('inf'), 0.25])\n")]),
         ],
         [  # exercise 2
             ("another way", [("hand_norm_grad = v.grad\n", "hand_norm_grad = v.grad.nan_to_num()\n")]),  # NaN hidden
@@ -624,32 +632,35 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "18_accumulation_and_two_losses": [
         [  # exercise 1
-            ("unsorted", [
-                ('ACCUMULATE = 4  #',
-                 'ACCUMULATE = 1  #'),
+            ("another way", [("ACCUMULATE = 4  #", "ACCUMULATE = 1  #")]),  # one micro-batch of eight
+            ("another way", [  # the gradient scaled after the loop, the losses still divided
+                ("accumulated_grad = micro_model.weight.grad.clone()",
+                 "accumulated_grad = micro_model.weight.grad.clone() * 4"),
             ]),
-            ("unsorted", [
-                ('targets[:8].chunk(ACCUMULATE), strict=True):\n'
-                 '    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()',
-                 'targets[:8].chunk(ACCUMULATE), strict=True):\n'
-                 '    (mse_loss(micro_model(micro_x), micro_y) / 2).backward()'),
+            ("compensating", [("full_grad = full_model.weight.grad.clone()",
+                               "full_grad = full_model.weight.grad.clone() / 4")]),
+            ("half done", [(FIRST_LOOP_18, FIRST_LOOP_18.replace("/ ACCUMULATE", "/ 2"))]),
+            ("removed", [  # the loop cut short after one micro-batch
+                (FIRST_LOOP_18, FIRST_LOOP_18.replace("/ ACCUMULATE).backward()", ").backward()\n    break")),
             ]),
+            ("hard-coded", [(LAST_LINE_18, LAST_LINE_18 + "accumulated_grad = 4 * full_grad\n")]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step',
-                 '    (mse_loss(micro_model(micro_x), micro_y) / 3).backward()\n    if step'),
+            ("another way", [(SECOND_LOSS_18, SECOND_LOSS_18.replace("/ ACCUMULATE", "/ 3"))]),
+            ("another way", [("ACCUMULATE = 4  #", "ACCUMULATE = 1  #")]),
+            ("compensating", [  # uneven micro-batches, each loss summed and divided by 8: the mean over 8 again
+                ("zip(inputs.chunk(8), targets.chunk(8), strict=True)",
+                 "zip(inputs.split(SPLIT), targets.split(SPLIT), strict=True)"),
+                (SECOND_LOSS_18, SECOND_LOSS_18.replace("micro_y) / ACCUMULATE", "micro_y, reduction='sum') / 8")),
+                ("micro_batches = list(", "SPLIT = [3, 1, 2, 2, 3, 1, 2, 2]\nmicro_batches = list("),
             ]),
-            ("unsorted", [
-                ('ACCUMULATE = 4  #',
-                 'ACCUMULATE = 1  #'),
+            ("removed", [  # uneven, but the optimizer never steps
+                ("zip(inputs.chunk(8), targets.chunk(8), strict=True)",
+                 "zip(inputs.split([3, 1, 2, 2, 3, 1, 2, 2]), targets.split([3, 1, 2, 2, 3, 1, 2, 2]), strict=True)"),
+                ("        micro_opt.step()\n", "        pass\n"),
             ]),
-            ("unsorted", [
-                ('zip(inputs.chunk(8), targets.chunk(8), strict=True)',
-                 'zip(inputs.split([3, 1, 2, 2, 3, 1, 2, 2]), targets.split([3, 1, 2, 2, 3, 1, 2, 2]), strict=True)'),
-                ('    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step',
-                 "    (mse_loss(micro_model(micro_x), micro_y, reduction='sum') / 8).backward()\n    if step"),
-            ]),
+            ("hard-coded", [(LAST_LINE_18, LAST_LINE_18 + "same_weights = False\nmicro_batches = list(zip("
+                             "inputs.split([3, 1, 2, 2, 3, 1, 2, 2]), targets.split([3, 1, 2, 2, 3, 1, 2, 2])))\n")]),
         ],
     ],
     "19_variable_length_no_padding": [
