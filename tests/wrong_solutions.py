@@ -15,7 +15,8 @@ KINDS = ("another way", "compensating", "removed", "reference", "half done", "ha
 #: Lesson 02's if/else inside ``branchy``.
 BRANCHES = "    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n"
 
-#: Lesson 19's last code line.
+#: Lesson 19: its sequences, and its last code line.
+SEQUENCES_19 = "sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]"
 LAST_LINE_19 = 'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
 
 #: Lesson 10's if and its two returns in ``SignFlip.forward``.
@@ -665,27 +666,29 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "19_variable_length_no_padding": [
         [  # exercise 1
-            ("unsorted", [
-                ('sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]',
-                 'sequences = [torch.randn(2), torch.randn(5), torch.randn(3), torch.randn(4)]'),
+            ("half done", [(SEQUENCES_19,
+                            "sequences = [torch.randn(2), torch.randn(5), torch.randn(3), torch.randn(4)]")]),
+            ("another way", [(SEQUENCES_19, "sequences = [torch.randn(2), torch.randn(5), torch.randn(1)]")]),
+            ("another way", [  # the lengths given to pack_padded_sequence lie about the new sequence
+                (SEQUENCES_19, "sequences = [torch.randn(2), torch.randn(5), torch.randn(3), torch.randn(1)]"),
+                ("lengths = torch.tensor([len(seq) for seq in sequences])", "lengths = torch.tensor([2, 5, 3, 2])"),
             ]),
-            ("unsorted", [
-                ('sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]',
-                 'sequences = [torch.randn(2), torch.randn(5), torch.randn(1)]'),
+            ("hard-coded", [
+                (LAST_LINE_19,
+                 LAST_LINE_19 + "seqs = [torch.randn(2, 1), torch.randn(5, 1), torch.randn(3, 1), torch.randn(1, 1)]\n"
+                 "packed = pack_padded_sequence(pad_sequence(seqs, batch_first=True), torch.tensor([2, 5, 3, 1]),"
+                 " batch_first=True, enforce_sorted=False)\n"
+                 "finals.append(torch.tanh(w_x * torch.randn(()) + w_h * torch.zeros(())))\n"),
             ]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                (LAST_LINE_19,
-                 LAST_LINE_19 +
-                 'node = node.next_functions[0][0]\n'),
-            ]),
-            ("unsorted", [
-                (LAST_LINE_19,
-                 LAST_LINE_19 +
-                 'node = node.next_functions[1][0]\n'
-                 'node = node.next_functions[0][0]\n'),
-            ]),
+            ("half done", [(LAST_LINE_19, LAST_LINE_19 + "node = node.next_functions[0][0]\n")]),
+            ("another way", [(LAST_LINE_19,
+                              LAST_LINE_19 + "node = node.next_functions[1][0]\nnode = node.next_functions[0][0]\n")]),
+            ("hard-coded", [(LAST_LINE_19, LAST_LINE_19 + "node = (w_x * 1).grad_fn.next_functions[0][0]\n")]),
+            ("hard-coded", [(LAST_LINE_19,
+                             LAST_LINE_19 + "node = finals[0].grad_fn.next_functions[0][0].next_functions[0][0]"
+                             ".next_functions[0][0]\n")]),
         ],
     ],
     "20_be_the_engine": [
