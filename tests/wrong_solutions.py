@@ -47,6 +47,10 @@ FIRST_LOOP_18 = ("targets[:8].chunk(ACCUMULATE), strict=True):\n"
 SECOND_LOSS_18 = "    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step"
 LAST_LINE_18 = "w.grad = None  # breaks the cycle between w and its gradient\n"
 
+#: Lesson 20: the product's backward, and the last code line.
+MUL_20 = "            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n"
+LAST_LINE_20 = ('print("PyTorch\'s gradients:", [g.item() for g in torch_grads], "| the same as yours:", matches)\n')
+
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
         [  # exercise 1
@@ -693,24 +697,23 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "20_be_the_engine": [
         [  # exercise 1
-            ("unsorted", [
-                ('            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n',
-                 '            self.grad = other.data * out.grad\n            other.grad += self.data * out.grad\n'),
+            ("half done", [(MUL_20, "            self.grad = other.data * out.grad\n            other.grad += self.data * out.grad\n")]),
+            ("another way", [  # the addition made to forget instead of the product
+                ("            self.grad += out.grad\n            other.grad += out.grad\n",
+                 "            self.grad = out.grad\n            other.grad = out.grad\n"),
             ]),
-            ("unsorted", [
-                ('            self.grad += out.grad\n            other.grad += out.grad\n',
-                 '            self.grad = out.grad\n            other.grad = out.grad\n'),
+            ("compensating", [  # each share halved: z's gradient is -0.5, but from halving, not from overwriting
+                (MUL_20, "            self.grad += other.data * out.grad / 2\n            other.grad += self.data * out.grad / 2\n"),
             ]),
+            ("removed", [(MUL_20, "            self.grad += other.data * out.grad\n")]),
+            ("hard-coded", [(LAST_LINE_20, LAST_LINE_20 + "z.grad = -0.5\nall_match = False\n")]),
         ],
         [  # exercise 2
-            ("unsorted", [
-                ('        self.grad = 1.0\n',
-                 '        self.grad = 0.0\n'),
-            ]),
-            ("unsorted", [
-                ('        for node in reversed(order):\n',
-                 '        for node in reversed(order[1:]):\n'),
-            ]),
+            ("another way", [("        self.grad = 1.0\n", "        self.grad = 0.0\n")]),  # no seed: nothing flows
+            ("half done", [("        for node in reversed(order):\n", "        for node in reversed(order[1:]):\n")]),
+            ("removed", [("        for node in reversed(order):\n            node._backward()\n",
+                          "        for node in reversed(order):\n            pass\n")]),
+            ("hard-coded", [(LAST_LINE_20, LAST_LINE_20 + "x.grad = w.grad = b.grad = 0.0\n")]),
         ],
     ],
 }
