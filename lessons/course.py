@@ -10,6 +10,7 @@ lessons/03_loops.py`` works as well as a run in the app. The name is not a lesso
 
 from __future__ import annotations
 
+import ast
 import builtins
 import contextlib
 import io
@@ -162,15 +163,55 @@ def replay(mode: str, anchor: str, target: Any, hidden: bool = False) -> list[An
     object ``target``. ``hidden`` draws other random inputs than the lesson's:
     :func:`torch.manual_seed` seeds ``HIDDEN_SEED`` later, so a value typed in fails.
 
-    The lesson prints nothing and warns nothing while it runs again; an error it raises is
-    raised here. Each question is answered once per process (its record is kept).
+    One run again answers this question and every other one the lesson's ``# check:`` lines
+    ask with literal arguments, and its answers are kept for the process. The lesson prints
+    nothing and warns nothing while it runs again; an error it raises is raised here.
     """
-    path = sys.modules["__main__"].__file__
-    source = "".join(linecache.getlines(path))
-    key = (path, source, mode, anchor, target, hidden)
+    main = sys.modules["__main__"]
+    source = "".join(linecache.getlines(main.__file__))
+    key = (main.__file__, source, mode, anchor, target, hidden)
     if key not in _replays:
-        _replays[key] = _replay(path, source, mode, anchor, target, hidden)
+        questions = [question for question in _asked(source, vars(main)) if question[2] == hidden]
+        questions = list(dict.fromkeys([*questions, (mode, anchor, hidden, target)]))
+        answers = _replay(main.__file__, source, [(m, a, t) for m, a, _, t in questions], hidden)
+        for (m, a, h, t), values in zip(questions, answers, strict=True):
+            _replays.setdefault((main.__file__, source, m, a, t, h), values)
     return _replays[key]
+
+
+#: The helpers a check line may call: each asks :func:`replay` for the mode of its name.
+_HELPERS = ("before", "after", "returned", "calls")
+
+
+def _asked(source: str, namespace: dict[str, Any]) -> list[tuple[str, str, bool, Any]]:
+    """The questions ``course.<helper>(...)`` calls with literal arguments in ``source``'s check lines ask:
+    (mode, anchor, hidden, target) each, a ``calls`` target read from the lesson's ``namespace``."""
+    questions = []
+    for line in source.splitlines():
+        text = line.strip()
+        if not text.startswith("# check:"):
+            continue
+        try:
+            tree = ast.parse(text.removeprefix("# check:").strip(), mode="eval")
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "course"
+                    and node.func.attr in _HELPERS and node.args and isinstance(node.args[0], ast.Constant)):
+                continue
+            hidden = any(k.arg == "hidden" and isinstance(k.value, ast.Constant) and k.value.value is True
+                         for k in node.keywords)
+            mode, anchor = node.func.attr, node.args[0].value
+            if mode == "returned":
+                questions.append((mode, anchor, hidden, None))
+            elif len(node.args) == 2 and mode == "calls" and isinstance(node.args[1], ast.Name):
+                function = namespace.get(node.args[1].id)
+                if hasattr(function, "__code__"):
+                    questions.append((mode, anchor, hidden, function.__code__))
+            elif len(node.args) == 2 and isinstance(node.args[1], ast.Constant):
+                questions.append((mode, anchor, hidden, node.args[1].value))
+    return questions
 
 
 def _inline(frame: FrameType) -> bool:
@@ -179,40 +220,44 @@ def _inline(frame: FrameType) -> bool:
     return name.startswith("<") and name != "<module>"
 
 
-def _replay(path: str, source: str, mode: str, anchor: str, target: Any, hidden: bool) -> list[Any]:
-    """Run ``source`` (the lesson at ``path``) once more and record what :func:`replay` says."""
+def _replay(path: str, source: str, questions: list[tuple[str, str, Any]], hidden: bool) -> list[list[Any]]:
+    """Run ``source`` (the lesson at ``path``) once more; for each (mode, anchor, target) of ``questions``,
+    the record :func:`replay` says."""
     import torch
 
-    lines = {number for number, text in enumerate(source.splitlines(), 1) if text.strip().startswith(anchor)}
-    values: list[Any] = []
-    pending: set[FrameType] = set()  # frames whose anchor line ran: "after" reads at their next event
+    texts = [text.strip() for text in source.splitlines()]
+    lines = [{n for n, text in enumerate(texts, 1) if text.startswith(anchor)} for _, anchor, _ in questions]
+    values: list[list[Any]] = [[] for _ in questions]
+    pending: list[set[FrameType]] = [set() for _ in questions]  # "after": frames whose anchor line ran
 
-    def value(frame: FrameType) -> Any:
+    def value(frame: FrameType, target: str) -> Any:
         try:
             return eval(target, frame.f_globals, frame.f_locals)  # noqa: S307 - the lesson's own check
         except Exception as exc:
             return Raised(exc)
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
-        if mode == "returned":
-            if event == "return" and frame.f_code.co_name == anchor:
-                values.append(arg)
-        elif mode in ("before", "after"):
-            if frame in pending and event in ("line", "return"):
-                pending.discard(frame)
-                values.append(value(frame))
-            if event == "line" and frame.f_lineno in lines and not _inline(frame):
-                if mode == "after":
-                    pending.add(frame)
-                else:
-                    values.append(value(frame))
+        for (mode, anchor, target), at, found, waiting in zip(questions, lines, values, pending, strict=True):
+            if mode == "returned":
+                if event == "return" and frame.f_code.co_name == anchor:
+                    found.append(arg)
+            elif mode in ("before", "after"):
+                if frame in waiting and event in ("line", "return"):
+                    waiting.discard(frame)
+                    found.append(value(frame, target))
+                if event == "line" and frame.f_lineno in at and not _inline(frame):
+                    if mode == "after":
+                        waiting.add(frame)
+                    else:
+                        found.append(value(frame, target))
         return local
 
     def enter(frame: FrameType, event: str, arg: Any) -> Any:
         caller = frame.f_back
-        if mode == "calls" and frame.f_code == target and caller is not None \
-                and caller.f_code.co_filename == path and caller.f_lineno in lines:
-            values.append(dict(frame.f_locals))
+        if caller is not None and caller.f_code.co_filename == path:
+            for (mode, _, target), at, found in zip(questions, lines, values, strict=True):
+                if mode == "calls" and frame.f_code == target and caller.f_lineno in at:
+                    found.append(dict(frame.f_locals))
         return local if frame.f_code.co_filename == path else None
 
     module = {"__name__": "__main__", "__file__": path, "__builtins__": builtins}

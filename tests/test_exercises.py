@@ -30,11 +30,12 @@ from __future__ import annotations
 import queue
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import borrow, give_back
+from conftest import WARM_SESSIONS, borrow, give_back, warm_session
 from wrong_solutions import KINDS, WRONG
 
 from app import messages as m
@@ -268,18 +269,21 @@ def wrong_answers(prediction: Prediction, entry: tuple[str, ...]) -> list[str]:
     return [choice for choice in prediction.choices if choice != right] + list(entry[2:])
 
 
-def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | None = None
-        ) -> tuple[m.Ended, dict[int, dict[str, dict[str, Any]]]]:
+def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | None = None,
+        lent: queue.Queue | None = None) -> tuple[m.Ended, dict[int, dict[str, dict[str, Any]]]]:
     """Run ``path`` through the engine to its end, with ``checks``.
 
     ``asks`` maps a line to (expression, answers): at the first stop on that line the run
     steps over it, as the app does once the learner answered, and the lesson process judges
-    each answer. Returns the end and {line: {answer: reply}}.
+    each answer. Returns the end and {line: {answer: reply}}. With ``lent``, the run takes a
+    session from that queue and puts it back after, so that runs in several threads each have
+    their own.
     """
     asks = dict(asks or {})
     pending = dict.fromkeys(asks)  # lines still to ask at: breakpoints, as the app's coach has them
     events: queue.Queue = queue.Queue()
-    session = borrow(events.put)
+    session = borrow(events.put) if lent is None else lent.get()
+    session.listeners[:] = [events.put]
     judged: dict[int, dict[str, dict[str, Any]]] = {}
     waiting: int | None = None
     try:
@@ -307,6 +311,8 @@ def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | 
                 session.resume()
     finally:
         give_back(session)
+        if lent is not None:
+            lent.put(session)
     return message, judged
 
 
@@ -400,9 +406,17 @@ def test_all_changes_together_pass_every_check_and_each_wrong_edit_fails_its_own
              for exercise, wrongs in enumerate(WRONG[stem], 1) for kind, edits in wrongs]
     runs += [(f"exercise {exercise}, done another way: {edits}", exercise, True, edits)
              for exercise, edits in ALSO_RIGHT.get(stem, [])]
+    sessions: queue.Queue = queue.Queue()
+    for _ in range(WARM_SESSIONS):  # the runs share the warm sessions, one run on each at a time
+        sessions.put(warm_session())
+
+    def outcome(number: int, edits: list[tuple[str, str]]) -> m.Ended:
+        return run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks, lent=sessions)[0]
+
+    with ThreadPoolExecutor(WARM_SESSIONS) as pool:
+        ends = list(pool.map(outcome, range(len(runs)), [edits for *_, edits in runs]))
     seen, expected = {}, {}
-    for number, (name, exercise, right, edits) in enumerate(runs):
-        end, _ = run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks)
+    for (name, exercise, right, _), end in zip(runs, ends, strict=True):
         assert end.status == "ok", (name, end.error)
         results = [(c["passed"], c["error"]) for c in end.checks]
         if exercise is None:  # every change at once: every check passes

@@ -49,7 +49,7 @@ LAST_LINE_18 = "w.grad = None  # breaks the cycle between w and its gradient\n"
 
 #: Lesson 20: the product's backward, and the last code line.
 MUL_20 = "            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n"
-LAST_LINE_20 = ('print("PyTorch\'s gradients:", [g.item() for g in torch_grads], "| the same as yours:", matches)\n')
+LAST_LINE_20 = 'print("PyTorch\'s gradients:", [g.item() for g in torch_grads], "| the same as yours:", matches)\n'
 
 WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     "01_dynamic_graphs": [
@@ -697,13 +697,13 @@ WRONG: dict[str, list[list[tuple[str, list[tuple[str, str]]]]]] = {
     ],
     "20_be_the_engine": [
         [  # exercise 1
-            ("half done", [(MUL_20, "            self.grad = other.data * out.grad\n            other.grad += self.data * out.grad\n")]),
+            ("half done", [(MUL_20, MUL_20.replace("self.grad +=", "self.grad =", 1))]),
             ("another way", [  # the addition made to forget instead of the product
                 ("            self.grad += out.grad\n            other.grad += out.grad\n",
                  "            self.grad = out.grad\n            other.grad = out.grad\n"),
             ]),
             ("compensating", [  # each share halved: z's gradient is -0.5, but from halving, not from overwriting
-                (MUL_20, "            self.grad += other.data * out.grad / 2\n            other.grad += self.data * out.grad / 2\n"),
+                (MUL_20, MUL_20.replace("out.grad\n", "out.grad / 2\n")),
             ]),
             ("removed", [(MUL_20, "            self.grad += other.data * out.grad\n")]),
             ("hard-coded", [(LAST_LINE_20, LAST_LINE_20 + "z.grad = -0.5\nall_match = False\n")]),
