@@ -95,3 +95,31 @@ def test_the_fresh_run_prints_nothing_and_leaves_the_grad_mode_as_it_found_it(tm
         give_back(session)
     assert message.checks[0]["passed"] is True, message.checks
     assert "".join(output).count("ran") == 1
+
+
+COUNTED = '''import pathlib
+import torch
+runs = pathlib.Path(__file__).with_suffix(".runs")
+runs.write_text((runs.read_text() if runs.exists() else "") + "run\\n")
+u = 3
+# check: course.after('u = ', 'u') == [3]
+# check: course.before('u = ', "'u' in dir()") == [False] and course.returned('nothing') == []
+'''
+
+
+@pytest.mark.timeout(120)
+def test_one_fresh_run_answers_every_question_of_the_lesson_s_check_lines(tmp_path):
+    shutil.copy(LESSONS / "course.py", tmp_path / "course.py")
+    path = tmp_path / "lesson.py"
+    path.write_text(COUNTED, encoding="utf-8")
+    checks = [line.removeprefix("# check: ") for line in COUNTED.splitlines() if line.startswith("# check: ")]
+    events: queue.Queue = queue.Queue()
+    session = borrow(events.put)
+    try:
+        session.start(str(path), stop_on_entry=False, checks=checks)
+        while not isinstance(message := events.get(timeout=60), m.Ended):
+            pass
+    finally:
+        give_back(session)
+    assert [c["passed"] for c in message.checks] == [True, True], message.checks
+    assert (tmp_path / "lesson.runs").read_text().splitlines() == ["run", "run"]  # the lesson's run, and one more
