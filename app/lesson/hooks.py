@@ -209,7 +209,7 @@ def chain_settrace(tracer: Any) -> None:
 def unchain_settrace() -> None:
     """The run is over: give back Python's own ``sys.settrace`` / ``sys.gettrace`` (undoes :func:`chain_settrace`).
 
-    A check that runs the lesson again under its own trace function (``course.seen``) then
+    A check that runs the lesson again under its own trace function (``course.after``) then
     traces that run, as under plain python, instead of handing it to the stopped engine.
     """
     sys.settrace = getattr(sys.settrace, "__wrapped__", sys.settrace)

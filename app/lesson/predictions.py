@@ -123,8 +123,8 @@ def check(expression: str, namespace: dict[str, Any]) -> dict[str, Any]:
     Returns ``{"expression", "passed", "error", "missing"}``: ``missing`` is the text of the
     first part of a top-level ``and`` that is false (the whole expression if it has one
     part), ``error`` what the check raised (then ``passed`` is None). The check may use
-    ``course``, the lessons' helper module beside the lesson (its :func:`seen` runs the
-    lesson again), without the lesson importing it.
+    ``course``, the lessons' helper module beside the lesson (its ``before``, ``after``,
+    ``returned`` and ``calls`` run the lesson again), without the lesson importing it.
     """
     scope = dict(namespace)
     if "course" not in scope:
