@@ -6,6 +6,10 @@ A lesson imports them with a plain ``from course import ...``: this module sits 
 lessons, and GradStep puts a copy beside a learner's edited lessons, so ``python
 lessons/03_loops.py`` works as well as a run in the app. The name is not a lesson's
 (``NN_topic.py``), so the lesson list leaves this file out.
+
+The lessons' exercise checks (``# check:`` lines) use it too, without the lesson importing
+it: :func:`before`, :func:`after`, :func:`returned` and :func:`calls` run the lesson again
+and read how a value was made, which a value typed in at the end of the file cannot fake.
 """
 
 from __future__ import annotations
