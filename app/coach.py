@@ -37,6 +37,8 @@ class CheckResult:
     error: str | None = None
     done_before: bool = False
     """Whether an earlier run passed it: a pass stays a pass, so a false check is not "not yet"."""
+    missing: str | None = None
+    """When it is false: the part of the check that is still false, what the exercise still lacks."""
 
 
 class Coach:
@@ -115,7 +117,7 @@ class Coach:
             return []
         keys = [self.lesson.check_key(check) for check in self.lesson.checks]
         found = [CheckResult(check, result.get("passed"), result.get("error"),
-                             self.progress.check_passed(self.stem, key))
+                             self.progress.check_passed(self.stem, key), result.get("missing"))
                  for check, result, key in zip(self.lesson.checks, results, keys, strict=True)]
         self.progress.record_checks(self.stem, {key: bool(r.passed) for key, r in zip(keys, found, strict=True)})
         return found

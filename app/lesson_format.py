@@ -57,8 +57,10 @@ checks of its exercises ("Try it"), one line each, outside the language blocks' 
 The n-th check of a cell belongs to its n-th exercise. When the run ends, ``EXPR`` is
 evaluated in the lesson's module: true means the learner made the change the exercise asks
 for, so it is false when the exercise is half done or done the wrong way, and the checks of
-one lesson can all be true in the same run. Both are comments, so the lesson still runs
-with plain ``python``.
+one lesson can all be true in the same run. A check may use ``course``, the lessons' helper
+module, whose ``before``/``after``/``returned``/``calls`` read how a value was made in a
+fresh run of the lesson (:mod:`app.lesson.predictions` evaluates it part by part). Both are
+comments, so the lesson still runs with plain ``python``.
 """
 
 from __future__ import annotations

@@ -192,8 +192,9 @@ def engine_error(kind: str, template: str, **fields: Any) -> dict[str, Any]:
 class Ended:
     """The run is over: ``status`` is ok, error, exited, crashed, stopped or empty (nothing to run).
 
-    ``checks`` holds, after a run that ended "ok", one ``{"expression", "passed", "error"}`` per
-    exercise check of :class:`RunLesson` (``passed`` None when the check itself raised); ``variables``
+    ``checks`` holds, after a run that ended "ok", one ``{"expression", "passed", "error", "missing"}``
+    per exercise check of :class:`RunLesson` (``passed`` None when the check itself raised; ``missing``
+    the text of the check's first false part when it is false); ``variables``
     the summaries of the module's variables as the run left them.
     """
 

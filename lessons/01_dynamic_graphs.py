@@ -257,5 +257,5 @@ print("fixed with right.T, product shape:", tuple(product.shape))
 # 2. 让 `try` 里的乘法成功：把 `right = torch.randn(2, 3)` 改成 `torch.randn(3, 2)`。
 #    这样 `except` 块不再执行，`where` 也就不会被赋值。修正的那一行也要跟着改，
 #    因为 `right.T` 现在是 2x3，对不上了：把它改成 `product = left @ right`。
-# check: first_nan is None and bool((data > 1).all())
-# check: tuple(right.shape) == (3, 2) and 'where' not in globals() and torch.equal(product, left @ right)
+# check: course.before('first_nan = ', 'bool((data > 1).all())') == [True] and course.after('first_nan = ', 'first_nan') == [None]
+# check: course.after('product = left @ right', 'tuple(right.shape), torch.equal(product, left @ right)') == [((3, 2), True)] * 2 and 'where' not in globals()

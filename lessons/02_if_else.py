@@ -157,5 +157,5 @@ for step in range(4):
 # 2. 把 `branchy` 中整个 `if`/`else` 换成 `y = torch.where(x > THRESHOLD, torch.sin(x), torch.cos(x))`：
 #    这样每个元素的两个分支都会被计算并记录进图中，
 #    `y_high.grad_fn` 变成在两者之间做选择的 `WhereBackward0`。
-# check: bool(x_low.mean() > THRESHOLD) and torch.equal(y_low, torch.sin(x_low))
-# check: torch.equal(y_high, x_high.sin().where(x_high > THRESHOLD, x_high.cos())) and 'Where' in y_high.grad_fn.name()
+# check: course.after('y_low = branchy(x_low)', 'torch.equal(y_low, x_low.sin())', hidden=True) == [True] and torch.equal(branchy(torch.tensor([-2.9])), torch.tensor([-2.9]).sin()) and torch.equal(branchy(torch.tensor([-3.1])), torch.tensor([-3.1]).cos())
+# check: course.after('y_high = branchy(x_high)', 'y_high.grad_fn.name()', hidden=True) == ['WhereBackward0'] and (lambda t: torch.equal(branchy(t), torch.where(t > THRESHOLD, t.sin(), t.cos())) and branchy(t).grad_fn.name() == 'WhereBackward0')(torch.tensor([-10.0, -4.0, 4.0], requires_grad=True))

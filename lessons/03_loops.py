@@ -196,5 +196,5 @@ print("nn.RNN weight gradient matches the loop:", same_grad)
 # 1. 把 `NUM_STEPS` 改成 20 再运行：`|dloss/dh_0|` 还不到最后一步的百分之一。
 # 2. 保持五步不变，把 `W_hh` 的系数从 0.5 改成 3：tanh 单元趋于饱和，早期步骤的梯度衰减得更快，
 #    `|dloss/dh_0|` 不到最后一步的千分之一。
-# check: len(hidden_states) == 20 and hidden_states[0].grad.norm() < 0.01 * hidden_states[-1].grad.norm()
-# check: W_hh.detach().abs().mean() > 2 and hidden_states[0].grad.norm() < 0.001 * hidden_states[-1].grad.norm()
+# check: course.after('loss.backward()', 'len(hidden_states)') == [20] and course.after('loss.backward()', 'hidden_states[0].grad.norm() < 0.01 * hidden_states[-1].grad.norm()') == [True]
+# check: course.after('loss.backward()', 'W_hh.detach().abs().mean() > 2') == [True] and course.after('loss.backward()', 'hidden_states[0].grad.norm() < 0.001 * hidden_states[-1].grad.norm()') == [True]

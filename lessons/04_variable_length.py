@@ -146,5 +146,5 @@ print("gradient per step of sequence 1:", padded.grad[1].abs().sum(dim=1))
 # 2. 把 `nn.GRU` 换成 `nn.LSTM`。LSTM 还带着一个细胞状态，所以 GRU 返回 `h_n` 的地方，
 #    它返回的是 `(h_n, c_n)` 这一对。在两次调用处把它拆开：
 #    `packed_out, (h_n, c_n) = gru(packed)`，以及 `_, (h_unpacked, _) = gru(padded)`。
-# check: packed.batch_sizes.tolist() == [3, 3, 3, 3, 3] and torch.allclose(h_unpacked, h_n)
-# check: isinstance(gru, nn.LSTM) and c_n.shape == h_n.shape and torch.allclose(last_real, h_n[0])
+# check: course.after('packed = ', 'packed.batch_sizes.tolist()', hidden=True) == [[3, 3, 3, 3, 3]] and course.after('packed = ', 'lengths.tolist() == [len(s) for s in sequences] and all(s.abs().sum(1).all() for s in sequences)', hidden=True) == [True] and course.after('_, ', 'torch.allclose(h_unpacked, h_n)', hidden=True) == [True]
+# check: course.after('packed_out, ', 'isinstance(gru, nn.LSTM) and c_n.shape == h_n.shape', hidden=True) == [True] and course.after('last_real = ', 'torch.allclose(out[torch.arange(len(sequences)), lengths - 1], h_n[0])', hidden=True) == [True] and course.after('_, ', 'torch.is_tensor(h_unpacked) and h_unpacked.shape == h_n.shape', hidden=True) == [True]

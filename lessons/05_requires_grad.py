@@ -233,5 +233,5 @@ print("t.grad:", t.grad, "| u:", u)
 #    而 `layer.weight.grad` 仍然是 None。（`layer(x).grad_fn` 说明不了是否冻结：
 #    即使权重和偏置都冻结了，它也存在，因为 `x` 需要梯度。两者都冻结时，
 #    `layer(x.detach())` 就没有 `grad_fn` 了。）
-# check: not y.requires_grad and y.grad is None and z.requires_grad
-# check: not layer.weight.requires_grad and layer.weight.grad is None and layer.bias.grad is not None
+# check: course.before('z = x * y + 1', 'y.requires_grad') == [False] and course.after('z.sum().backward()', 'y.grad is None and x.grad is not None and z.requires_grad') == [True]
+# check: course.after('layer(x).sum().backward()', 'not layer.weight.requires_grad and layer.weight.grad is None and layer.bias.grad is not None') == [True]

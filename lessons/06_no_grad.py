@@ -214,5 +214,5 @@ print("normal.is_inference():", normal.is_inference(), "| (normal * x).grad_fn:"
 #    请在 `print("after the block` 那一行之后加上 `x.requires_grad_(True)`，把它改回来。
 # 2. 把 `torch.inference_mode()` 换成 `torch.no_grad()`：`fast` 成了不需要梯度的普通张量，
 #    三个 `try` 块都能成功执行了，最后一个还让 `fast` 需要梯度。
-# check: not x_required_grad and tracked.grad_fn is None and x.requires_grad
-# check: not fast.is_inference() and fast.grad_fn is None and fast.requires_grad and 'product' in globals()
+# check: course.before('tracked = x * 2', 'torch.is_grad_enabled() and not x.requires_grad') == [True] and course.after('tracked = x * 2', 'tracked.grad_fn is None') == [True] and course.after('x_required_grad = x.requires_grad', 'x_required_grad') == [False] and x.requires_grad
+# check: course.before('fast = x * 2', 'torch.is_grad_enabled() or torch.is_inference_mode_enabled()') == [False] and course.after('fast = x * 2', 'fast.is_inference() or fast.requires_grad') == [False] and course.after('product = fast * x', 'product.grad_fn is not None') == [True] and course.after('fast.requires_grad_()', 'fast.requires_grad') == [True]

@@ -187,5 +187,5 @@ print("after w.grad.zero_():", w.grad)
 # ## 动手试试
 # 1. 把 `u` 改成 `torch.ones(2)`：`v.grad` 变成 `A` 每一列的和，与 `y.sum().backward()` 的结果相同。
 # 2. 删掉 `h2.retain_grad()`：`h2.grad` 变成 None，警告又出现了。
-# check: torch.equal(u, torch.ones(2)) and torch.equal(v.grad, A.sum(0))
-# check: not h2.retains_grad and h2.grad is None and h2.grad_fn is not None
+# check: course.before('y.backward(gradient=u)', 'torch.equal(u, torch.ones(2)) and v.grad is None') == [True] and course.after('y.backward(gradient=u)', 'torch.equal(v.grad, A.sum(0))') == [True]
+# check: course.before('h2.retain_grad()', 'h2') == [] and course.after('loss2.backward()', 'not h2.retains_grad and h2.grad is None and h2.grad_fn is not None') == [True]

@@ -175,5 +175,5 @@ print("one gradient per input:", len(per_input), "| d/dx:", per_input[0], "| d/d
 #    并在它后面加上 `(third,) = torch.autograd.grad(second.sum(), x)`。
 #    `third` 处处为 6，即 x**3 的三阶导数。如果上一行没有 `create_graph=True`，
 #    这次调用就会失败：被求导的梯度没有计算图。
-# check: torch.allclose(combined[0], 2 * x)
-# check: 'third' in globals() and torch.allclose(third, torch.full_like(x, 6.0))
+# check: course.after('combined = ', 'torch.allclose(combined[0], 2 * x)') == [True] and course.after('combined = ', 'torch.equal(weights[1], torch.tensor(0.0)) and torch.allclose(combined[0], torch.autograd.grad([y, z], x, grad_outputs=weights, retain_graph=True)[0])') == [True]
+# check: course.before('(third,) = ', 'second.grad_fn is not None') == [True] and course.after('(third,) = ', 'torch.allclose(third, torch.full_like(x, 6.0))') == [True]

@@ -209,5 +209,5 @@ print("w:", w, "| version", version_before, "->", w._version)
 #    `x * 2` 保存的是常数 2（一个 0 维张量），而不是它的输出，所以原地的 `mul_` 不再破坏反向传播，
 #    `s` 最终等于 4 * x。
 # 2. 把 `s.mul_(2)` 换成 `s = s * 2`：版本号保持为 0，反向传播成功。
-# check: s.grad_fn is not None and torch.allclose(s.detach(), 4 * x.detach())
-# check: s.requires_grad and s._version == 0 and (torch.allclose(s, 2 * torch.sigmoid(x)) or torch.allclose(s, 4 * x))
+# check: course.before('s.sum().backward()', 's.grad_fn is not None and torch.allclose(s.detach(), 4 * x.detach())', hidden=True) == [True] and course.after('s.sum().backward()', 'x.grad.tolist()', hidden=True) == [[10.0, 10.0, 10.0]]
+# check: course.before('s.sum().backward()', 's._version == 0 and s.grad_fn.name() == "MulBackward0" and (torch.allclose(s, 2 * torch.sigmoid(x)) or torch.allclose(s, 4 * x))', hidden=True) == [True] and course.after('print("backward after in-place:"', 'err', hidden=True) == []

@@ -185,5 +185,5 @@ print("gradcheck(WrongCube):", wrong_ok)
 # 2. 把 `probe` 改成 `dtype=torch.float32`，并给 `cube_ok` 那一行加上 `raise_exception=False`，
 #    让 gradcheck 返回 False 而不是抛出异常：它会警告输入不是双精度，
 #    即使对正确的 `Cube`，`cube_ok` 也是 False。
-# check: torch.autograd.gradcheck(WrongCube.apply, (probe.detach().double().requires_grad_(),), raise_exception=False)
-# check: probe.dtype == torch.float32 and not cube_ok
+# check: course.after('wrong_out = WrongCube.apply(unchecked)', 'type(wrong_out.grad_fn).__name__ == "WrongCubeBackward" and torch.allclose(wrong_out, unchecked.detach() ** 3)') == [True] and course.after('wrong_out.sum().backward()', 'torch.allclose(unchecked.grad, 3 * unchecked.detach() ** 2)') == [True] and torch.autograd.gradcheck(WrongCube.apply, (torch.randn(3, dtype=torch.double, requires_grad=True),), raise_exception=False)
+# check: course.after('cube_ok = torch.autograd.gradcheck(Cube.apply', 'probe.dtype == torch.float32 and cube_ok is False') == [True] and torch.autograd.gradcheck(Cube.apply, (torch.randn(3, dtype=torch.double, requires_grad=True),), raise_exception=False)

@@ -188,5 +188,5 @@ for _ in range(3):
 #    学到的直线（`manual_w`、`manual_b`）拟合得比起点 `w = b = 0` 还差。
 # 2. 把 `torch.optim.SGD` 换成 `torch.optim.Adam(model.parameters(), lr=0.1)`：更新规则不同，
 #    结果不再与手写循环完全一致。
-# check: ((inputs * manual_w + manual_b - targets) ** 2).mean() > (targets ** 2).mean()
-# check: isinstance(optimizer, torch.optim.Adam) and optimizer.defaults['lr'] == 0.1 and not same
+# check: set(course.before('w -= LEARNING_RATE * w.grad', 'LEARNING_RATE')) == {1.5} and course.after('manual_w, manual_b = ', '((inputs * manual_w + manual_b - targets) ** 2).mean() > (targets ** 2).mean()') == [True]
+# check: course.after('optimizer.step()', 'type(optimizer).__name__, optimizer.param_groups[0]["lr"]') == [('Adam', 0.1)] * STEPS and course.after('same = ', 'same') == [False]

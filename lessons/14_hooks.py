@@ -281,5 +281,5 @@ print("hooks fired in this order:", *fired, sep="\n  ")
 #    `x.grad` 变成 [8, 16, 24]。
 # 2. 在 `after_adding` 里打印之后加上 `param.grad = None`：下一次反向传播就从空的 `.grad` 开始。
 #    把叶子张量那一节的 `backward()` 再写一遍就能看到：第二次打印出 `w.grad` 仍是 None，然后是 [1, 2]。
-# check: torch.equal(x.grad, torch.tensor([8.0, 16.0, 24.0])) and torch.equal(h.grad, torch.tensor([4.0, 8.0, 12.0]))
-# check: w.grad is None and len(sums_seen) == 2 and torch.equal(sums_seen[1], torch.tensor([1.0, 2.0]))
+# check: course.returned('double_grad') == [None] and course.after('loss.backward()', 'x.grad.tolist(), h.grad.tolist()') == [([8.0, 16.0, 24.0], [4.0, 8.0, 12.0])]
+# check: course.before('print("tensor hook sees:"', 'w.grad if w.grad is None else w.grad.tolist()') == [[100.0, 100.0], None] and course.after('sums_seen.append(', 'sums_seen[-1].tolist()') == [[101.0, 102.0], [1.0, 2.0]] and course.after('(w * torch.tensor([1.0, 2.0])).sum().backward()', 'w.grad') == [None, None]

@@ -212,5 +212,5 @@ print("model.train() switches back:", model.training)
 # 2. 在最后一个单元里用 `torch.no_grad()` 代替 `torch.inference_mode()` 来预测：
 #    `prediction` 仍然不需要梯度，但 `prediction.is_inference()` 变成 False。
 #    它是一个普通张量，之后的代码可以像使用其他张量一样把它用在自动求导里。
-# check: not mean_moved and norm.num_batches_tracked.item() == 2 and torch.equal(quiet, evaluated)
-# check: not prediction.is_inference() and not prediction.requires_grad
+# check: course.before('quiet = model(batch)', 'model.training or torch.is_grad_enabled()', hidden=True) == [False] and course.after('quiet = model(batch)', 'norm.num_batches_tracked.item() == 2 and torch.equal(norm.running_mean, mean_before)', hidden=True) == [True] and course.after('evaluated = model(batch)', 'torch.equal(quiet, evaluated)', hidden=True) == [True]
+# check: course.before('prediction = model(batch)', 'torch.is_grad_enabled() or torch.is_inference_mode_enabled()', hidden=True) == [False] and course.after('prediction = model(batch)', 'prediction.is_inference() or prediction.requires_grad', hidden=True) == [False]

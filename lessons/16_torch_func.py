@@ -262,5 +262,5 @@ print("vmap == by hand:   ", torch.allclose(per_sample, by_hand))
 #    它等于雅可比矩阵各列之和 `by_jacrev.sum(0)`。
 # 2. 把 `f` 改成返回 `torch.sin(x).sum() * x.prod()` 再运行：三种梯度和三种 Hessian 仍然一致
 #    （如果 `torch.equal` 太严格，就用 `torch.allclose` 比较）。
-# check: 'summed_grad' in globals() and torch.allclose(summed_grad, by_jacrev.sum(0))
-# check: torch.allclose(f(x), x.sin().sum() * x.prod()) and torch.allclose(by_func_hessian, by_create_graph)
+# check: (lambda made: len(made) == 1 and (lambda v: torch.allclose(made[0]['func'](v), spread(v).sum()))(torch.randn(4)))(course.calls('summed_grad = ', grad)) and course.after('summed_grad = ', 'torch.allclose(summed_grad, jacrev(spread)(x).sum(0))') == [True]
+# check: (lambda v: torch.allclose(f(v), v.sin().sum() * v.prod()))(torch.rand(3) + 0.5) and course.after('by_create_graph = ', 'torch.allclose(torch.stack(rows), hessian(lambda v: v.sin().sum() * v.prod())(x)) and torch.allclose(by_create_graph, torch.stack(rows)) and torch.allclose(by_func_hessian, by_create_graph)') == [True]

@@ -261,5 +261,5 @@ print("hand-written norm at 0:", hand_norm_grad, "| torch.linalg.vector_norm:", 
 #    0 处的梯度现在以 1 传到 `sqrt`，结果是 inf；-1 处仍然是 NaN。查看 `trap_grad`。
 # 2. 把手写的范数换成 `torch.sqrt((v**2).sum() + 1e-12)`：epsilon 让 `sqrt` 的斜率保持有限，
 #    零向量处的梯度变成 0。
-# check: trap_grad[1].item() == float('inf') and trap_grad[0].isnan().item() and masked[0].item() == 0
-# check: torch.equal(hand_norm_grad, torch.zeros(3))
+# check: course.before('masked.sum().backward()', 'masked.grad_fn.name(), masked.tolist()') == [('WhereBackward0', [0.0, 0.0, 2.0])] and course.after('masked.sum().backward()', 'x.grad[1].item() == float("inf") and x.grad[0].isnan().item()') == [True]
+# check: course.after('torch.sqrt((v**2).sum()', 'torch.equal(v.grad, torch.zeros(3))') == [True]

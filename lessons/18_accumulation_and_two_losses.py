@@ -306,5 +306,5 @@ w.grad = None  # breaks the cycle between w and its gradient
 #    用 `inputs.split([3, 1, 2, 2, 3, 1, 2, 2])` 和 `targets.split([3, 1, 2, 2, 3, 1, 2, 2])`
 #    代替两处 `chunk(8)`。每次优化器更新仍然用到 8 个样本，但分别含 3、1、2、2 个样本的
 #    四个平均值再取平均，并不等于 8 个样本的平均：`same_weights` 变成 False。
-# check: ACCUMULATE == 4 and torch.allclose(accumulated_grad, ACCUMULATE * full_grad)
-# check: ACCUMULATE == 4 and [len(mx) for mx, _ in micro_batches] == [3, 1, 2, 2, 3, 1, 2, 2] and not same_weights
+# check: course.after('accumulated_grad = ', 'ACCUMULATE == 4 and torch.allclose(micro_model.weight.grad, 4 * torch.autograd.grad(mse_loss(full_model(inputs[:8]), targets[:8]), full_model.weight)[0])', hidden=True) == [True]
+# check: course.before('micro_opt.step()', 'step, [len(mx) for mx, _ in micro_batches]', hidden=True) == [(4, [3, 1, 2, 2, 3, 1, 2, 2]), (8, [3, 1, 2, 2, 3, 1, 2, 2])] and course.after('same_weights = ', 'same_weights or torch.allclose(full_model.weight, micro_model.weight)', hidden=True) == [False]

@@ -238,5 +238,5 @@ print("one level further:", node.name(), "->", [parent.name() for parent, _ in n
 #    在最后一行之后加上两次 `node = node.next_functions[0][0]`。第一次走到 `w_x * x_t` 的 `MulBackward0`，
 #    第二次走到一个 `AccumulateGrad` 节点，它的 `node.variable` 就是 `w_x` 本身：
 #    正是这个节点写入 `w_x.grad`。计算图面板一眼就能显示同一条路径。
-# check: packed.batch_sizes.tolist() == [4, 3, 2, 1, 1] and 6 in [count_nodes(h) for h in finals] and same_states
-# check: getattr(node, 'variable', None) is w_x
+# check: course.after('packed = ', 'packed.batch_sizes.tolist(), lengths.tolist() == [len(s) for s in sequences]') == [([4, 3, 2, 1, 1], True)] and course.after('same_states = ', 'same_states and torch.allclose(h_n.flatten(), torch.stack(finals)) and 6 in [count_nodes(h) for h in finals]') == [True]
+# check: course.after('node = ', "node.name().rsplit('::', 1)[-1], getattr(node, 'variable', None) is w_x") == [('TanhBackward0', False), ('AddBackward0', False), ('MulBackward0', False), ('AccumulateGrad', True)]

@@ -233,5 +233,5 @@ print("what reached z_t, once per backward:", arrivals, "| z_t.is_leaf:", z_t.is
 #    `z.grad` 变成 -0.5，叶子的梯度不再与 PyTorch 的一致：`all_match` 为 False。
 # 2. 按错误的方向遍历：把 `for node in reversed(order):` 改成 `for node in order:`。
 #    每个值在还没收到任何梯度之前就把梯度传了出去，所以叶子的梯度一直是 0。
-# check: not all_match and z.grad == -0.5
-# check: out.grad == 1.0 and x.grad == 0 and w.grad == 0 and b.grad == 0
+# check: (lambda a: (a * a).backward() or a.grad)(Value(3.0)) == 3.0 and (lambda p, q: (p * q).backward() or (p.grad, q.grad))(Value(3.0), Value(5.0)) == (5.0, 3.0) and (lambda a: (a + a).backward() or a.grad)(Value(3.0)) == 2.0 and course.after('out.backward()', 'z.grad') == [-0.5] and course.after('all_match = ', 'all_match') == [False]
+# check: (lambda p, q, r: (lambda s: (lambda o: o.backward() or (o.grad, s.grad != 0, p.grad, q.grad, r.grad))(s * s))(p * q + r))(Value(2.0), Value(3.0), Value(1.0)) == (1.0, True, 0.0, 0.0, 0.0) and course.after('out.backward()', '(out.grad, x.grad, w.grad, b.grad)') == [(1.0, 0.0, 0.0, 0.0)]

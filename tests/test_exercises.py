@@ -15,9 +15,10 @@ the app runs a lesson:
 * a copy with every exercise's change at once ends with every check True: the exercises of a
   lesson can all be done in one run;
 * a change done another way than ``CHANGES`` (``ALSO_RIGHT``) passes its check too;
-* for each exercise, at least two copies with a wrong edit (``WRONG``: the exercise half done,
-  or done the wrong way) end "ok" with that exercise's check False, so a check tests what its
-  exercise asks for, not a proxy that a wrong edit also satisfies. One test per lesson runs
+* for each exercise, at least four copies with a wrong solution (``WRONG``, in
+  :mod:`wrong_solutions`: written as a learner would, of at least three kinds, a value typed
+  in among them) end "ok" with that exercise's check False, so a check tests what its
+  exercise teaches, not a proxy that a wrong edit also satisfies. One test per lesson runs
   its all-together copy and its wrong copies in turn, through the same engine driver.
 
 The tables name each prediction by its expression, never its line, so editing a lesson
@@ -29,11 +30,13 @@ from __future__ import annotations
 import queue
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import borrow, give_back
+from conftest import WARM_SESSIONS, borrow, give_back, warm_session
+from wrong_solutions import CHECKPOINTED_BLOCKS, FINITE_DIFFERENCE, KINDS, LOAD, STORE, WRONG
 
 from app import messages as m
 from app.lesson_format import Lesson, Prediction, parse_lesson
@@ -108,13 +111,6 @@ ANSWERS: dict[str, list[tuple[str, ...]]] = {
     "23_forward_mode_ad": [("tangent", "12.0", "8.0"), ("forward_passes", "2"), ("reverse_passes", "6")],
 }
 
-#: Lesson 22's two checkpointed blocks, its Try it's hooks and lesson 23's finite-difference H·v.
-CHECKPOINTED_BLOCKS = ("    h = checkpoint(layers, x, weights[:1], use_reentrant=False)\n"
-                       "    return checkpoint(layers, h, weights[1:], use_reentrant=False)\n")
-STORE = '    """The pack hook of the Try it: what the graph keeps of a saved tensor."""\n    return tensor\n'
-LOAD = ('    """The unpack hook of the Try it: the tensor backward gets back from what ``store`` kept."""\n'
-        "    return stored\n")
-FINITE_DIFFERENCE = "    return (grad(fn)(w + step * v) - grad(fn)(w - step * v)) / (2 * step)\n"
 
 #: Per lesson, per exercise of its Try it cell: the change it asks for, as (old, new) replacements.
 CHANGES: dict[str, list[list[tuple[str, str]]]] = {
@@ -241,332 +237,6 @@ CHANGES: dict[str, list[list[tuple[str, str]]]] = {
     ],
 }
 
-#: Per lesson, per exercise of its Try it cell: edits that leave the exercise half done or done the
-#: wrong way, each a list of (old, new) replacements like CHANGES. Each must leave its exercise's
-#: check False, the run still ending "ok": a check that is true on one of them tests a proxy.
-WRONG: dict[str, list[list[list[tuple[str, str]]]]] = {
-    "01_dynamic_graphs": [
-        [
-            [("data = torch.tensor([2.0, 0.5, 3.0, -1.0])", "data = torch.tensor([2.0, 1.0, 3.0, 4.0])")],
-            [("shifted = data - 1.0", "shifted = data + 2.0")],
-        ],
-        [
-            [("    product = left @ right\n", "    product = left @ right.T\n")],
-            [("product = left @ right.T\n", "right = torch.randn(3, 2)\nproduct = left @ right\n")],
-        ],
-    ],
-    "02_if_else": [
-        [
-            [("        y = torch.cos(x)\n", "        y = torch.sin(x)\n")],
-            [("THRESHOLD = 0.5\n", "THRESHOLD = -0.5\n")],
-        ],
-        [
-            [("    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n",
-              "    y = torch.where(x > THRESHOLD, torch.sin(x), torch.sin(x))\n")],
-            [("    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n",
-              "    y = torch.where(x > THRESHOLD, torch.cos(x), torch.sin(x))\n")],
-            [("    if torch.mean(x) > THRESHOLD:\n        y = torch.sin(x)\n    else:\n        y = torch.cos(x)\n",
-              "    y = torch.where(x.mean() > THRESHOLD, torch.sin(x), torch.cos(x))\n")],
-        ],
-    ],
-    "03_loops": [
-        [
-            [("torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5", "torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 3")],
-            [("NUM_STEPS = 3, 4, 5\n", "NUM_STEPS = 3, 4, 10\n")],
-        ],
-        [
-            [("torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 0.5", "torch.randn(HIDDEN_SIZE, HIDDEN_SIZE) * 1.5")],
-            [("torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 0.5", "torch.randn(INPUT_SIZE, HIDDEN_SIZE) * 3")],
-        ],
-    ],
-    "04_variable_length": [
-        [
-            [("[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]",
-              "[torch.randn(4, FEATURES), torch.randn(4, FEATURES), torch.randn(4, FEATURES)]")],
-            [("[torch.randn(4, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]",
-              "[torch.randn(5, FEATURES), torch.randn(2, FEATURES), torch.randn(5, FEATURES)]")],
-        ],
-        [
-            [("gru = nn.GRU(", "gru = nn.LSTM("),
-             ("packed_out, h_n = gru(packed)", "packed_out, (c_n, h_n) = gru(packed)"),
-             ("_, h_unpacked = gru(padded)", "_, (h_unpacked, _) = gru(padded)")],
-            [("packed_out, h_n = gru(packed)", "packed_out, h_n = gru(packed)\nc_n = h_n")],
-        ],
-    ],
-    "05_requires_grad": [
-        [
-            [('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
-              'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.grad = None\n')],
-            [('print("x.grad:", x.grad, "| y.grad:", y.grad)\n',
-              'print("x.grad:", x.grad, "| y.grad:", y.grad)\ny.requires_grad_(False)\n')],
-        ],
-        [
-            [('print("clone shares memory:", clone_shares_memory)\n',
-              'print("clone shares memory:", clone_shares_memory)\nlayer.weight.requires_grad_(False)\n')],
-            [('print("clone shares memory:", clone_shares_memory)\n',
-              'print("clone shares memory:", clone_shares_memory)\n' "layer.bias.requires_grad_(False)\n"
-              "layer(x).sum().backward()\n")],
-            [('print("clone shares memory:", clone_shares_memory)\n',
-              'print("clone shares memory:", clone_shares_memory)\nlayer(x).sum().backward(inputs=[layer.bias])\n')],
-        ],
-    ],
-    "06_no_grad": [
-        [
-            [("tracked = x * 2\n", "with torch.no_grad():\n    tracked = x * 2\n")],
-            [("tracked = x * 2\n", "tracked = x * 2\nx.requires_grad_(False)\n"),
-             ('"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n',
-              '"after the block, tracked.grad_fn:", tracked.grad_fn, "| x.requires_grad:", x_required_grad)\n'
-              "x.requires_grad_(True)\n")],
-            [("tracked = x * 2\n", "tracked = x.detach() * 2\n")],
-        ],
-        [
-            [("with torch.inference_mode():\n", "with torch.enable_grad():\n")],
-            [("with torch.inference_mode():\n    fast = x * 2\n", "fast = x * 2\n")],
-            [("with torch.inference_mode():\n    fast = x * 2\n",
-              "with torch.inference_mode():\n    fast = (x * 2).detach()\n")],
-        ],
-    ],
-    "07_backward": [
-        [
-            [("u = torch.tensor([1.0, 10.0])", "u = torch.tensor([1.0, 1.0, 1.0]) @ A.T")],
-            [("u = torch.tensor([1.0, 10.0])", "u = torch.ones(2) * 2")],
-        ],
-        [
-            [("\nloss2.backward()", "\npass")],
-            [('print("h2.grad:", h2.grad', 'h2.grad = None\nprint("h2.grad:", h2.grad')],
-        ],
-    ],
-    "08_autograd_grad": [
-        [
-            [("weights = [torch.ones_like(y), torch.tensor(1.0)]",
-              "weights = [torch.ones_like(y), torch.tensor(2.0)]")],
-            [("weights = [torch.ones_like(y), torch.tensor(1.0)]",
-              "weights = [2 * torch.ones_like(y), torch.tensor(0.0)]")],
-        ],
-        [
-            [("(second,) = torch.autograd.grad(first.sum(), x)\n",
-              "(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n")],
-            [("(second,) = torch.autograd.grad(first.sum(), x)\n",
-              "(second,) = torch.autograd.grad(first.sum(), x, create_graph=True)\n"
-              "(third,) = torch.autograd.grad(first.sum(), x)\n")],
-        ],
-    ],
-    "09_retain_graph": [
-        [
-            [("simple = (x + 1).sum()\nsimple.backward()\n", "simple = (x + x).sum()\nsimple.backward()\n")],
-            [("simple = (x + 1).sum()\nsimple.backward()\n",
-              "simple = (x * 4).sum()\nsimple.backward(retain_graph=True)\n")],
-        ],
-        [
-            [("\ndeep.backward()", "\npass")],
-            [("\ndeep.backward()", "\ndeep.backward(retain_graph=True)\ndeep.backward()")],
-        ],
-    ],
-    "10_trace_vs_script": [
-        [
-            [("        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n",
-              "        return torch.where(x.mean() > 0, 1.0, -1.0) * self.linear(x)\n")],
-            [("        traced_out = traced(negative)", "        traced_out = traced(positive)"),
-             ("        example = positive  #", "        example = negative  #")],
-        ],
-        [
-            [("        if x.mean() > 0:\n", "        if True:\n")],
-            [("        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n",
-              "        return self.linear(x)\n")],
-            [("        if x.mean() > 0:\n            return self.linear(x)\n        return -self.linear(x)\n",
-              "        return torch.where(x.mean() > 0, 1.0, 1.0) * self.linear(x)\n")],
-        ],
-    ],
-    "11_inplace_version": [
-        [
-            [("\ns = torch.sigmoid(x)\n", "\ns = x.detach() * 2\n")],
-            [("\ns = torch.sigmoid(x)\n", "\ns = torch.sigmoid(x) * 2\n")],
-        ],
-        [
-            [("\ns.mul_(2)", "\npass")],
-            [("\ns.mul_(2)", "\ns = s.clone()\ns.mul_(2)")],
-            [("\ns.mul_(2)", "\ns = s * 3")],
-        ],
-    ],
-    "12_custom_function": [
-        [
-            [("wrong_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,))",
-              "wrong_ok = torch.autograd.gradcheck(Cube.apply, (probe,))")],
-            [("        return grad_output * 3 * x\n", "        return grad_output * 3 * x**2 * 1.01\n")],
-        ],
-        [
-            [("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
-              "cube_ok = torch.autograd.gradcheck(WrongCube.apply, (probe,), raise_exception=False)")],
-            [("dtype=torch.float64, requires_grad=True)", "dtype=torch.float32, requires_grad=True)"),
-             ("cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,))",
-              "cube_ok = torch.autograd.gradcheck(Cube.apply, (probe,), raise_exception=False, atol=1.0, rtol=1.0)")],
-        ],
-    ],
-    "13_putting_it_together": [
-        [
-            [("LEARNING_RATE, STEPS = 0.2, 10", "LEARNING_RATE, STEPS = 0.5, 10")],
-            [("LEARNING_RATE, STEPS = 0.2, 10", "LEARNING_RATE, STEPS = 0.2, 0")],
-        ],
-        [
-            [("torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)",
-              "torch.optim.Adam(model.parameters(), lr=LEARNING_RATE)")],
-            [("torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)", "torch.optim.SGD(model.parameters(), lr=0.1)")],
-        ],
-    ],
-    "14_hooks": [
-        [
-            [("    return grad * 2\n", "    return grad * 4\n")],
-            [("    return grad * 2\n", "    return grad * 0\n")],
-        ],
-        [
-            [('    print("post-accumulate hook sees w.grad:", param.grad)\n',
-              '    print("post-accumulate hook sees w.grad:", param.grad)\n    param.grad = None\n')],
-            [("(w * torch.tensor([1.0, 2.0])).sum().backward()\n",
-              "(w * torch.tensor([1.0, 2.0])).sum().backward()\n(w * torch.tensor([1.0, 2.0])).sum().backward()\n")],
-            [("(w * torch.tensor([1.0, 2.0])).sum().backward()\n",
-              "(w * torch.tensor([1.0, 2.0])).sum().backward()\n" "w.grad = None\n"
-              "(w * torch.tensor([1.0, 2.0])).sum().backward()\n")],
-        ],
-    ],
-    "15_eval_nograd_inference": [
-        [
-            [("with torch.no_grad():\n    quiet = model(batch)",
-              "norm.momentum = 0.0\nwith torch.no_grad():\n    quiet = model(batch)")],
-            [("with torch.no_grad():\n    quiet = model(batch)",
-              "norm.eval()\nwith torch.no_grad():\n    quiet = model(batch)")],
-        ],
-        [
-            [("with torch.inference_mode():\n    prediction = model(batch)", "prediction = model(batch)")],
-            [("with torch.inference_mode():\n    prediction = model(batch)",
-              "with torch.enable_grad():\n    prediction = model(batch)")],
-        ],
-    ],
-    "16_torch_func": [
-        [
-            [("by_jacrev = jacrev(spread)(x)\n",
-              "by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v).mean())(x)\n")],
-            [("by_jacrev = jacrev(spread)(x)\n",
-              "by_jacrev = jacrev(spread)(x)\nsummed_grad = grad(lambda v: spread(v)[0])(x)\n")],
-        ],
-        [
-            [("    return (x**3).sum() + x.prod()\n", "    return torch.sin(x).sum() + x.prod()\n")],
-            [("    return (x**3).sum() + x.prod()\n", "    return torch.cos(x).sum() * x.prod()\n")],
-        ],
-    ],
-    "17_nan_gradients": [
-        [
-            [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x >= -1, root, 0.0)")],
-            [("masked = torch.where(x > 0, root, 0.0)", "masked = torch.where(x > 0, root, 0.0 * root)")],
-        ],
-        [
-            [("torch.sqrt((v**2).sum()).backward()", "(torch.sqrt((v**2).sum()) + 1e-12).backward()")],
-            [("torch.sqrt((v**2).sum()).backward()", "torch.sqrt((v**2).sum() + 0.0).backward()")],
-        ],
-    ],
-    "18_accumulation_and_two_losses": [
-        [
-            [("ACCUMULATE = 4  #", "ACCUMULATE = 1  #")],
-            [("targets[:8].chunk(ACCUMULATE), strict=True):\n"
-              "    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()",
-              "targets[:8].chunk(ACCUMULATE), strict=True):\n"
-              "    (mse_loss(micro_model(micro_x), micro_y) / 2).backward()")],
-        ],
-        [
-            [("    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step",
-              "    (mse_loss(micro_model(micro_x), micro_y) / 3).backward()\n    if step")],
-            [("ACCUMULATE = 4  #", "ACCUMULATE = 1  #")],
-            [("zip(inputs.chunk(8), targets.chunk(8), strict=True)",
-              "zip(inputs.split([3, 1, 2, 2, 3, 1, 2, 2]), targets.split([3, 1, 2, 2, 3, 1, 2, 2]), strict=True)"),
-             ("    (mse_loss(micro_model(micro_x), micro_y) / ACCUMULATE).backward()\n    if step",
-              "    (mse_loss(micro_model(micro_x), micro_y, reduction='sum') / 8).backward()\n    if step")],
-        ],
-    ],
-    "19_variable_length_no_padding": [
-        [
-            [("sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]",
-              "sequences = [torch.randn(2), torch.randn(5), torch.randn(3), torch.randn(4)]")],
-            [("sequences = [torch.randn(2), torch.randn(5), torch.randn(3)]",
-              "sequences = [torch.randn(2), torch.randn(5), torch.randn(1)]")],
-        ],
-        [
-            [('print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n',
-              'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
-              "node = node.next_functions[0][0]\n")],
-            [('print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n',
-              'print("one level further:", node.name(), "->", [parent.name() for parent, _ in node.next_functions])\n'
-              "node = node.next_functions[1][0]\n" "node = node.next_functions[0][0]\n")],
-        ],
-    ],
-    "20_be_the_engine": [
-        [
-            [("            self.grad += other.data * out.grad\n            other.grad += self.data * out.grad\n",
-              "            self.grad = other.data * out.grad\n            other.grad += self.data * out.grad\n")],
-            [("            self.grad += out.grad\n            other.grad += out.grad\n",
-              "            self.grad = out.grad\n            other.grad = out.grad\n")],
-        ],
-        [
-            [("        self.grad = 1.0\n", "        self.grad = 0.0\n")],
-            [("        for node in reversed(order):\n", "        for node in reversed(order[1:]):\n")],
-        ],
-    ],
-    "21_views_and_inplace": [
-        [
-            [("    head = t[:2]\n", "    t = t.clone()\n    head = t[:2]\n")],  # still in place: CopySlices
-            [("    head = t[:2]\n", "    head = t.detach()[:2]\n")],  # changes the input, unrecorded
-            [("    head = t[:2]\n", "    head = t.data[:2]\n")],
-            [("    head.mul_(10)\n", "    with torch.no_grad():\n        head.mul_(10)\n")],
-            [("    head = t[:2]\n    head.mul_(10)\n    return t\n", "    return t[:2] * 10\n")],  # the tail dropped
-            [("    head = t[:2]\n    head.mul_(10)\n    return t\n",
-              "    return torch.tensor([20.0, 40.0, 6.0, 8.0], requires_grad=True)\n")],  # this run's numbers
-        ],
-        [
-            [("    leaf[:2].add_(amount)\n", "    leaf.data[:2].add_(amount)\n")],  # hidden from the version counter
-            [("    leaf[:2].add_(amount)\n", "    leaf = leaf.clone()\n    leaf[:2].add_(amount)\n")],
-            [("    leaf[:2].add_(amount)\n", "    with torch.no_grad():\n        leaf[:1].add_(amount)\n")],
-            [("    leaf[:2].add_(amount)\n", "    with torch.no_grad():\n        leaf[:2].add_(0.5)\n")],
-            [("    leaf[:2].add_(amount)\n", "    leaf = leaf + torch.tensor([amount, amount, 0.0])\n")],
-        ],
-    ],
-    "22_saved_tensors_checkpointing": [
-        [
-            [("    return checkpoint(layers, h, weights[1:], use_reentrant=False)\n",
-              "    return layers(h, weights[1:])\n")],  # only the first block checkpointed
-            [(CHECKPOINTED_BLOCKS, "    with torch.no_grad():\n        return layers(x, weights)\n")],
-            [(CHECKPOINTED_BLOCKS,
-              "    return checkpoint(layers, x, [w.detach() for w in weights], use_reentrant=False)\n")],
-            [(CHECKPOINTED_BLOCKS, "    return torch.zeros(len(x), 256)\n")],
-        ],
-        [
-            [(STORE, STORE.replace("return tensor", "return tensor.half()"))],  # load still gives float16 back
-            [(STORE, STORE.replace("return tensor", "return tensor.double()")),
-             (LOAD, LOAD.replace("return stored", "return stored.float()"))],
-            [(STORE, STORE.replace("return tensor", "return tensor.half().float()"))],
-            [(STORE, STORE.replace("return tensor", "return tensor.detach()"))],
-            [(STORE, STORE.replace("return tensor", "return tensor.half()")),
-             (LOAD, LOAD.replace("return stored", "return torch.zeros_like(stored, dtype=torch.float32)"))],
-        ],
-    ],
-    "23_forward_mode_ad": [
-        [
-            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v / v.norm())")],
-            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x + v, torch.ones_like(x))")],  # v as a point
-            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v)"),
-             ("return fwAD.unpack_dual(out).tangent", "return fwAD.unpack_dual(out).primal")],
-            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, v * (torch.arange(len(v)) == 0))")],
-            [("fwAD.make_dual(x, torch.ones_like(x))", "fwAD.make_dual(x, -v)")],
-            [("        return fwAD.unpack_dual(out).tangent\n",
-              "        return torch.tensor([2.0, 1.0, 0.0, 1.0, 3.0, 0.0])\n")],  # this run's numbers
-        ],
-        [
-            [("def hvp(fn, w, v, step=1e-3):", "def hvp(fn, w, v, step=1e-4):")],
-            [(FINITE_DIFFERENCE, "    return jvp(fn, (w,), (v,))[1]\n")],  # first order only
-            [(FINITE_DIFFERENCE, "    return jvp(grad(fn), (w,), (torch.ones_like(v),))[1]\n")],
-            [(FINITE_DIFFERENCE, "    return (grad(fn)(w + step * v) - grad(fn)(w)) / step\n")],
-            [(FINITE_DIFFERENCE, "    return torch.zeros_like(w)\n")],
-        ],
-    ],
-}
-
 #: Per lesson: (exercise, edits) that do what the exercise asks in another way than CHANGES;
 #: the exercise's check must be True on them too.
 ALSO_RIGHT: dict[str, list[tuple[int, list[tuple[str, str]]]]] = {
@@ -634,18 +304,21 @@ def wrong_answers(prediction: Prediction, entry: tuple[str, ...]) -> list[str]:
     return [choice for choice in prediction.choices if choice != right] + list(entry[2:])
 
 
-def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | None = None
-        ) -> tuple[m.Ended, dict[int, dict[str, dict[str, Any]]]]:
+def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | None = None,
+        lent: queue.Queue | None = None) -> tuple[m.Ended, dict[int, dict[str, dict[str, Any]]]]:
     """Run ``path`` through the engine to its end, with ``checks``.
 
     ``asks`` maps a line to (expression, answers): at the first stop on that line the run
     steps over it, as the app does once the learner answered, and the lesson process judges
-    each answer. Returns the end and {line: {answer: reply}}.
+    each answer. Returns the end and {line: {answer: reply}}. With ``lent``, the run takes a
+    session from that queue and puts it back after, so that runs in several threads each have
+    their own.
     """
     asks = dict(asks or {})
     pending = dict.fromkeys(asks)  # lines still to ask at: breakpoints, as the app's coach has them
     events: queue.Queue = queue.Queue()
-    session = borrow(events.put)
+    session = borrow(events.put) if lent is None else lent.get()
+    session.listeners[:] = [events.put]
     judged: dict[int, dict[str, dict[str, Any]]] = {}
     waiting: int | None = None
     try:
@@ -673,6 +346,8 @@ def run(path: Path, checks: list[str], asks: dict[int, tuple[str, list[str]]] | 
                 session.resume()
     finally:
         give_back(session)
+        if lent is not None:
+            lent.put(session)
     return message, judged
 
 
@@ -707,7 +382,11 @@ def test_every_lesson_asks_three_predictions_and_checks_each_exercise(stem):
     assert [c.exercise for c in lesson.checks if cell.contains(c.line)] == list(range(1, count + 1))
     assert len(lesson.checks) == count  # no check outside the Try it cell
     assert len(CHANGES[stem]) == count
-    assert len(WRONG[stem]) == count and all(len(wrong) >= 2 for wrong in WRONG[stem]), "two wrong edits each"
+    assert len(WRONG[stem]) == count
+    for number, wrongs in enumerate(WRONG[stem], 1):
+        kinds = [kind for kind, _ in wrongs]
+        assert set(kinds) <= set(KINDS), (number, kinds)
+        assert len(wrongs) >= 4 and len(set(kinds)) >= 3 and "hard-coded" in kinds, (number, kinds)
     assert [entry[0] for entry in ANSWERS[stem]] == [p.expression for p in lesson.predictions]
     for prediction, entry in zip(lesson.predictions, ANSWERS[stem], strict=True):
         # the answers the table gives are ones the learner can pick
@@ -751,55 +430,32 @@ def test_the_change_an_exercise_asks_for_passes_its_check(tmp_path, stem, exerci
     assert (mine["passed"], mine["error"]) == (True, None), mine
 
 
-def wrong_batches(stem: str) -> list[dict[int, list[tuple[str, str]]]]:
-    """``WRONG[stem]`` grouped into runs, {exercise: its wrong edit} each, to keep the runs few.
-
-    A run holds at most one wrong edit per exercise, and only edits whose old texts each
-    still occur once with the others made; an edit that does not fit any run gets one.
-    """
-    batches: list[dict[int, list[tuple[str, str]]]] = []
-    for exercise, wrongs in enumerate(WRONG[stem], 1):
-        for edits in wrongs:
-            fits = (batch for batch in batches
-                    if exercise not in batch and applies(source_of(stem), [*sum(batch.values(), []), *edits]))
-            batch = next(fits, None)
-            if batch is None:
-                batches.append(batch := {})
-            batch[exercise] = edits
-    return batches
-
-
-def applies(text: str, edits: list[tuple[str, str]]) -> bool:
-    """Whether each old text of ``edits``, made in turn on ``text``, occurs exactly once when its turn comes."""
-    for old, new in edits:
-        if text.count(old) != 1:
-            return False
-        text = text.replace(old, new)
-    return True
-
-
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("stem", STEMS)
 def test_all_changes_together_pass_every_check_and_each_wrong_edit_fails_its_own(tmp_path, stem):
     lesson = parse_lesson(source_of(stem))
     checks = [c.expression for c in lesson.checks]
-    runs = [({}, [edit for change in CHANGES[stem] for edit in change])]
-    runs += [(batch, sum(batch.values(), [])) for batch in wrong_batches(stem)]
-    assert sum(len(batch) for batch, _ in runs) == sum(len(wrongs) for wrongs in WRONG[stem])
+    # each wrong solution runs alone: beside another exercise's wrong edit it could pass or fail by chance
+    runs = [("all changes", None, True, [edit for change in CHANGES[stem] for edit in change])]
+    runs += [(f"exercise {exercise}, wrong ({kind}): {edits}", exercise, False, edits)
+             for exercise, wrongs in enumerate(WRONG[stem], 1) for kind, edits in wrongs]
+    runs += [(f"exercise {exercise}, done another way: {edits}", exercise, True, edits)
+             for exercise, edits in ALSO_RIGHT.get(stem, [])]
+    sessions: queue.Queue = queue.Queue()
+    for _ in range(WARM_SESSIONS):  # the runs share the warm sessions, one run on each at a time
+        sessions.put(warm_session())
+
+    def outcome(number: int, edits: list[tuple[str, str]]) -> m.Ended:
+        return run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks, lent=sessions)[0]
+
+    with ThreadPoolExecutor(WARM_SESSIONS) as pool:
+        ends = list(pool.map(outcome, range(len(runs)), [edits for *_, edits in runs]))
     seen, expected = {}, {}
-    for number, (batch, edits) in enumerate(runs):
-        end, _ = run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks)
-        assert end.status == "ok", (batch, end.error)
+    for (name, exercise, right, _), end in zip(runs, ends, strict=True):
+        assert end.status == "ok", (name, end.error)
         results = [(c["passed"], c["error"]) for c in end.checks]
-        if not batch:  # every change at once: every check passes
-            seen["all changes"], expected["all changes"] = results, [(True, None)] * len(checks)
-        for exercise, wrong in batch.items():  # each wrong edit leaves its own check False
-            name = f"exercise {exercise}, wrong edit {WRONG[stem][exercise - 1].index(wrong) + 1}"
-            seen[name], expected[name] = results[exercise - 1], (False, None)
-    for number, (exercise, edits) in enumerate(ALSO_RIGHT.get(stem, []), len(runs)):
-        end, _ = run(write_lesson(tmp_path / str(number), stem, edited(stem, edits)), checks)
-        assert end.status == "ok", end.error
-        mine = end.checks[exercise - 1]
-        name = f"exercise {exercise}, done another way ({number - len(runs) + 1})"
-        seen[name], expected[name] = (mine["passed"], mine["error"]), (True, None)
+        if exercise is None:  # every change at once: every check passes
+            seen[name], expected[name] = results, [(True, None)] * len(checks)
+        else:  # a wrong solution leaves its own check False; one done another way makes it True
+            seen[name], expected[name] = results[exercise - 1], (right, None)
     assert seen == expected

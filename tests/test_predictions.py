@@ -112,7 +112,7 @@ def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_pat
     lesson = parse_lesson(LESSON)
     coach = Coach(lesson, "09_small", Progress(tmp_path / "progress.json"))
     (first,) = coach.check_results([{"expression": "u == 4", "passed": False, "error": None}])
-    assert not first.done_before and check_text(first) == "Try it 1: ✗ not yet (u == 4 is false)"
+    assert not first.done_before and check_text(first) == "Try it 1: ✗ not yet: still false: u == 4"
     (done,) = coach.check_results([{"expression": "u == 4", "passed": True, "error": None}])
     assert check_text(done) == "Try it 1: ✓ done (u == 4)"
     (later,) = Coach(lesson, "09_small", Progress(tmp_path / "progress.json")).check_results(
@@ -120,6 +120,18 @@ def test_an_exercise_passed_in_an_earlier_run_is_not_reported_as_not_yet(tmp_pat
     assert later.done_before and later.passed is False
     assert check_text(later) == "Try it 1: ✓ done in an earlier run (u == 4 is false in this one)"
     assert "not yet" not in check_text(later)
+
+
+def test_a_false_check_tells_what_is_still_missing_in_the_interface_language(tmp_path):
+    from app import i18n
+    from widgets.prediction_bar import check_text
+
+    coach = Coach(parse_lesson(LESSON), "09_small", Progress(tmp_path / "progress.json"))
+    (result,) = coach.check_results([{"expression": "u == 4", "passed": False, "error": None, "missing": "u == 4"}])
+    assert result.missing == "u == 4"
+    assert check_text(result) == "Try it 1: ✗ not yet: still false: u == 4"
+    i18n.set_language("zh")
+    assert check_text(result) == "动手试试 1：✗ 还没有完成：仍为假的是 u == 4"
 
 
 def test_a_damaged_progress_file_is_an_empty_progress(tmp_path):
@@ -255,7 +267,7 @@ def test_a_wrong_free_answer_says_what_the_value_is_and_progress_is_kept(qtbot, 
     wait_ended(qtbot, window)
     text = window.console.output.toPlainText()
     assert "✗ Not quite: you said AddBackward0; s.grad_fn is SumBackward0" in text
-    assert "Try it 1: ✗ not yet (u == 4 is false)" in text
+    assert "Try it 1: ✗ not yet: still false: u == 4" in text
     row = window.lesson_browser.list.item(0).text()
     assert "predictions right 0/2" in row and "exercises 0/1" in row
     stored = Progress(Path(window.workspace.data_dir) / "progress.json").of("09_small")

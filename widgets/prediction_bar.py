@@ -35,7 +35,7 @@ TEXTS = {
     "run_tip": N_("Run this line (as Step Over does), then see whether your answer was right (Enter)"),
     "skip_tip": N_("Go on without predicting (Esc); the line does not run yet"),
     "check_passed": N_("Try it {n}: ✓ done ({expr})"),
-    "check_not_yet": N_("Try it {n}: ✗ not yet ({expr} is false)"),
+    "check_missing": N_("Try it {n}: ✗ not yet: still false: {missing}"),
     "check_done_before": N_("Try it {n}: ✓ done in an earlier run ({expr} is false in this one)"),
     "check_failed": N_("Try it {n}: the check {expr} raised {error}"),
 }
@@ -53,8 +53,9 @@ def check_text(result: CheckResult) -> str:
     if result.passed is None:
         key = "check_failed"
     else:
-        key = "check_passed" if result.passed else "check_done_before" if result.done_before else "check_not_yet"
-    return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error)
+        key = "check_passed" if result.passed else "check_done_before" if result.done_before else "check_missing"
+    return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error,
+              missing=result.missing or result.check.expression)
 
 
 def _escape(text: str) -> str:

@@ -206,6 +206,16 @@ def chain_settrace(tracer: Any) -> None:
     sys.settrace, sys.gettrace = chained_settrace, chained_gettrace
 
 
+def unchain_settrace() -> None:
+    """The run is over: give back Python's own ``sys.settrace`` / ``sys.gettrace`` (undoes :func:`chain_settrace`).
+
+    A check that runs the lesson again under its own trace function (``course.after``) then
+    traces that run, as under plain python, instead of handing it to the stopped engine.
+    """
+    sys.settrace = getattr(sys.settrace, "__wrapped__", sys.settrace)
+    sys.gettrace = getattr(sys.gettrace, "__wrapped__", sys.gettrace)
+
+
 def guard_fds(fds: tuple[int, ...]) -> None:
     """Keep the engine's file descriptors out of the lesson's ``os.close``, ``os.closerange`` and ``os.dup2``.
 

@@ -3,13 +3,18 @@
 A prediction is text the learner typed or picked ("True", "MulBackward0", "[2., 4.]",
 "None"); the value is what the lesson's expression evaluates to once the line has run.
 Numbers and tensors are compared with ``allclose``, names and strings exactly.
+
+An exercise check is judged part by part: ``a and b and c`` is false at its first false
+part, and that part's text is what the learner is told is still missing.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -110,3 +115,35 @@ def passed(value: Any) -> bool:
     if torch is not None and isinstance(value, torch.Tensor):
         return bool(value.all())
     return bool(value)
+
+
+def check(expression: str, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Evaluate an exercise check in the lesson's module ``namespace`` once the run is over.
+
+    Returns ``{"expression", "passed", "error", "missing"}``: ``missing`` is the text of the
+    first part of a top-level ``and`` that is false (the whole expression if it has one
+    part), ``error`` what the check raised (then ``passed`` is None). The check may use
+    ``course``, the lessons' helper module beside the lesson (its ``before``, ``after``,
+    ``returned`` and ``calls`` run the lesson again), without the lesson importing it.
+    """
+    scope = dict(namespace)
+    if "course" not in scope:
+        try:
+            scope["course"] = importlib.import_module("course")
+        except ImportError:  # a lesson outside the course: its checks do without
+            pass
+    result: dict[str, Any] = {"expression": expression, "passed": True, "error": None, "missing": None}
+    text = expression.strip()
+    try:
+        body = ast.parse(text, mode="eval").body
+        parts = body.values if isinstance(body, ast.BoolOp) and isinstance(body.op, ast.And) else [body]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a check reading a non-leaf's .grad says nothing to the lesson
+            for part in parts:
+                value = eval(compile(ast.Expression(part), "<check>", "eval"), scope)  # noqa: S307 - the lesson's own check
+                if not passed(value):
+                    result.update(passed=False, missing=ast.get_source_segment(text, part))
+                    break
+    except Exception as exc:
+        result.update(passed=None, error=f"{type(exc).__name__}: {exc}")
+    return result

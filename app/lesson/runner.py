@@ -38,7 +38,7 @@ from app.lesson.engine_reads import engine_reads, learner_code
 from app.lesson.lesson_io import Channel, NoInput, lesson_stream, no_input, open_channel, wait_until_text_is_read
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
-from app.lesson.predictions import judge, passed, shown
+from app.lesson.predictions import check, judge, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
@@ -234,16 +234,9 @@ class LessonRunner:
 
     def _run_checks(self, checks: list[str]) -> list[dict[str, Any]]:
         """Evaluate the lesson's exercise checks in its module, as the engine reads (the lesson sees nothing)."""
-        results = []
-        for expression in checks:
-            try:
-                with engine_reads(), warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # a check reading a non-leaf's .grad says nothing to the lesson
-                    value = eval(expression, self.namespace)  # noqa: S307 - the lesson's own check line
-                results.append({"expression": expression, "passed": passed(value), "error": None})
-            except Exception as exc:
-                results.append({"expression": expression, "passed": None, "error": f"{type(exc).__name__}: {exc}"})
-        return results
+        lesson_hooks.unchain_settrace()  # a check that runs the lesson again traces it itself
+        with engine_reads():
+            return [check(expression, self.namespace) for expression in checks]
 
     def _stop_tracing(self) -> None:
         """No trace function and no breakpoint monitoring any more: the run is over (or forked)."""
