@@ -170,7 +170,7 @@ def test_gutter_click_adds_and_removes_a_breakpoint(qtbot, view):
     assert click_gutter(qtbot, view, 27) == {25: None, 27: None}
     assert click_gutter(qtbot, view, 25) == {27: None}
     assert view.breakpoints() == {27: None}
-    assert "Breakpoint" in view._gutter_tip(27)
+    assert "Breakpoint" in view.gutter_tip(27)
 
 
 def test_clicking_below_the_last_line_sets_nothing(qtbot, view):
@@ -318,9 +318,9 @@ def test_current_and_previous_lines_are_highlighted_with_arrows(view):
     view.set_current_line(36, "exception")
     view.set_previous_line(35)
     assert backgrounds(view, 35, 36) == {35: LINE_COLOURS["previous"], 36: LINE_COLOURS["exception"]}
-    assert "exception" in view._gutter_tip(36)
+    assert "exception" in view.gutter_tip(36)
     view.set_current_line(12, "return")
-    assert "Returns" in view._gutter_tip(12)
+    assert "Returns" in view.gutter_tip(12)
     view.set_error_line(36)
     assert backgrounds(view, 36) == {36: LINE_COLOURS["error"]}
     view.set_current_line(None)

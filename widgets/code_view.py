@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
-    QContextMenuEvent,
     QFontDatabase,
     QKeyEvent,
     QKeySequence,
@@ -52,14 +51,14 @@ from PySide6.QtGui import (
     QTextCursor,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainTextEdit, QTextEdit, QWidget
 
 from app.code_lines import breakpoint_line
 from app.i18n import N_, tr
 from app.shown_step import Step
 from widgets.code_editing import INDENT, edit, would_edit
 from widgets.colours import blend
-from widgets.gutter_marks import draw_arrow, draw_breakpoint, draw_breakpoint_hint, draw_cross
+from widgets.gutter_marks import Gutter, draw_arrow, draw_breakpoint, draw_breakpoint_hint, draw_cross
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
@@ -109,53 +108,6 @@ class _Breakpoint:
     code_end: QTextCursor  # at the end of the line
 
 
-class _Gutter(QWidget):
-    """The strip left of the text: breakpoints, line numbers, arrows. It draws and reports; the view decides."""
-
-    def __init__(self, view: CodeView) -> None:
-        super().__init__(view)
-        self._view = view
-        self.hover_line: int | None = None
-        self.setObjectName("code_gutter")
-        self.setMouseTracking(True)
-        self.setCursor(Qt.PointingHandCursor)
-
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
-        self._view._paint_gutter(self, event)
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        line = self._view._line_at(event.position().y())
-        if event.button() == Qt.LeftButton and line is not None:
-            self._view.toggle_breakpoint(line)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
-        line = self._view._line_at(event.position().y())
-        if line != self.hover_line:
-            self.hover_line = line
-            self.update()
-
-    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        self.hover_line = None
-        self.update()
-
-    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
-        line = self._view._line_at(event.pos().y())
-        if line is not None:
-            menu = self._view._gutter_menu(line)
-            menu.exec(event.globalPos())
-            menu.deleteLater()
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.ToolTip:
-            line = self._view._line_at(event.pos().y())
-            if line is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), self._view._gutter_tip(line), self)
-            return True
-        return super().event(event)
-
-
 class CodeView(QPlainTextEdit):
     """The editor of the lesson's source, with breakpoints and the debugger's position.
 
@@ -188,12 +140,14 @@ class CodeView(QPlainTextEdit):
         self._previous: int | None = None
         self._error: int | None = None
         self._hovered_position = (0, -1)
+        self._reveal_due = False  # the reveal after the layout settles has not run yet
+        self._op_span_shown: list[int] | None = None  # the operation span the step in view gave
         self._normal_palette = QPalette(self.palette())
         self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
 
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.viewport().setMouseTracking(True)
-        self._gutter = _Gutter(self)
+        self._gutter = Gutter(self)
         self._lock_note = LOCK_NOTE  # why the text is read-only (set_read_only)
         self._scrolled_for_operation = False  # scrolled sideways to show an operation: scrolls back after it
         self._lock_label = QLabel(tr(LOCK_NOTE), self)
@@ -351,6 +305,7 @@ class CodeView(QPlainTextEdit):
         cursor = QTextCursor(block)
         cursor.setPosition(block.position() + len(block.text()) - len(block.text().lstrip()))
         self.setTextCursor(cursor)
+        self._reveal_due = False  # the learner's own look at a line wins over revealing the paused one later
         self._reveal(line)
 
     def select_line(self, line: int) -> None:
@@ -364,6 +319,7 @@ class CodeView(QPlainTextEdit):
         """Select ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``), revealing it."""
         if not (self._in_text(span[0]) and self._in_text(span[2])):
             return
+        self._reveal_due = False
         self._reveal(span[0])
         cursor = QTextCursor(self.document())
         cursor.setPosition(self._position(span[0], span[1]))
@@ -371,10 +327,19 @@ class CodeView(QPlainTextEdit):
         self.setTextCursor(cursor)
 
     def show_step(self, step: Step) -> None:
-        """Mark the step in view: the line about to run (a past step's line), the line that just ran, the operation."""
-        self.set_current_line(step.line, step.event)
-        self.set_previous_line(step.previous_line)
-        self.set_operation_span(step.op_span)
+        """Mark the step in view: the line about to run (a past step's line), the line that just ran, the operation.
+
+        A step that keeps the marks (the lesson running on from the pause in view) leaves the view where
+        the learner scrolled it.
+        """
+        current = (step.line, step.event) if self._in_text(step.line) else None
+        if current != self._current:
+            self.set_current_line(step.line, step.event)
+        if step.previous_line != self._previous:
+            self.set_previous_line(step.previous_line)
+        if step.op_span != self._op_span_shown:
+            self.set_operation_span(step.op_span)
+        self._op_span_shown = step.op_span
 
     def set_current_line(self, line: int | None, event: str = "line") -> None:
         """Mark the line about to run (None clears it); ``event`` is the pause's: line, call, return or exception."""
@@ -384,7 +349,13 @@ class CodeView(QPlainTextEdit):
             self._reveal(line)
             # Once more when the window has settled: an opened notes cell or a bar shown over the code
             # (a prediction) changes the layout after this call.
-            QTimer.singleShot(0, self._reveal_current)
+            self._reveal_due = True
+            QTimer.singleShot(0, self._reveal_when_due)
+
+    def _reveal_when_due(self) -> None:
+        if self._reveal_due:
+            self._reveal_due = False
+            self._reveal_current()
 
     def _reveal_current(self) -> None:
         if self._current:
@@ -483,13 +454,13 @@ class CodeView(QPlainTextEdit):
         digits = max(3, len(str(self.blockCount())))
         return self._mark_width() * 2 + self.fontMetrics().horizontalAdvance("9") * digits + 8
 
-    def _line_at(self, y: float) -> int | None:
+    def line_at(self, y: float) -> int | None:
         """The line drawn at viewport height ``y``, or None below the last line."""
         block = self.cursorForPosition(QPoint(0, int(y))).block()
         geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
         return block.blockNumber() + 1 if geometry.top() <= y < geometry.bottom() else None
 
-    def _gutter_menu(self, line: int) -> QMenu:
+    def gutter_menu(self, line: int) -> QMenu:
         """The right-click menu of ``line``'s gutter."""
         menu = QMenu(self)
         if line in self._breakpoints:
@@ -500,7 +471,7 @@ class CodeView(QPlainTextEdit):
             menu.addAction(tr("Add conditional breakpoint…"), lambda: self.edit_condition(line))
         return menu
 
-    def _gutter_tip(self, line: int) -> str:
+    def gutter_tip(self, line: int) -> str:
         """The tooltip of ``line``'s gutter: its breakpoint and marks, and what a click does."""
         tips = []
         if self._current and self._current[0] == line:
@@ -518,7 +489,7 @@ class CodeView(QPlainTextEdit):
             tips.append(tr("Breakpoint when <code>{condition}</code> is true. Right-click: edit", condition=condition))
         return tr("Line {line}", line=line) + "<br>" + "<br>".join(tips)
 
-    def _paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
+    def paint_gutter(self, gutter: QWidget, event: QPaintEvent) -> None:
         painter = QPainter(gutter)
         palette = self.palette()
         painter.fillRect(event.rect(), blend(palette.color(QPalette.Base), palette.color(QPalette.Window), 0.7))
@@ -588,7 +559,7 @@ class CodeView(QPlainTextEdit):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         super().mouseMoveEvent(event)
-        line = self._line_at(event.position().y()) or 0
+        line = self.line_at(event.position().y()) or 0
         self._hover_position(line, self._column_at(event.position()) if line else -1)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
