@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from app import i18n
 from app import messages as m
 from app.coach import Coach
+from app.graph_model import GraphModel
 from app.i18n import N_, tr
 from app.lesson_format import LessonFormatError, Prediction, list_lessons, parse_lesson
 from app.progress import Progress
@@ -238,7 +239,8 @@ class MainWindow(QMainWindow):
         self.console = ConsoleView(settings.get("console/max_lines"), self)
         self.stack_view = CallStackView(self)
         self.watch_view = WatchView(self)
-        self.graph_view = GraphView(self)
+        self.graph_model = GraphModel()
+        self.graph_view = GraphView(self.graph_model, self)
         self.backward_panel = BackwardPanel(self, self.progress, lambda: self.path.stem if self.path else None)
         self.docks = {name: self._dock(name, DOCK_TITLES[name], widget, area) for name, widget, area in (
             ("lessons", self.lesson_browser, left),
@@ -855,7 +857,7 @@ class MainWindow(QMainWindow):
             self._apply_graph(snapshot.get("graph"))
         # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
         self.backward_panel.set_snapshot({k: v for k, v in snapshot["vars"].items() if not k.startswith("⟨")})
-        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
+        self.graph_model.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(True)
         self.stack_view.set_stack(snapshot["stack"], 0, snapshot.get("stack_cut", False))
         self.notes_view.show_line(snapshot["line"])
@@ -889,8 +891,8 @@ class MainWindow(QMainWindow):
         self.variables_view.set_snapshot(snapshot["vars"], snapshot["globals"], before=self.run.before(index))
         self.stack_view.set_stack(snapshot["stack"], 0, snapshot.get("stack_cut", False))
         self.notes_view.show_line(snapshot["line"])
-        self.graph_view.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
-        self.graph_view.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
+        self.graph_model.set_graph(snapshot["graph_full"], new=made_nodes(snapshot))
+        self.graph_model.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
         self.backward_panel.set_enabled_for_state(False, "past")
         self.backward_panel.show_past(index)
         ended = self.run is not None and self.run.is_over
@@ -936,7 +938,7 @@ class MainWindow(QMainWindow):
     def _show_live_graph(self) -> None:
         """The run's whole live graph in the graph view and the Backward panel (after a past step or a recording)."""
         graph = self.run.live_graph()
-        self.graph_view.set_graph(graph, new=made_nodes(self.run.live or {}))
+        self.graph_model.set_graph(graph, new=made_nodes(self.run.live or {}))
         self.backward_panel.set_graph(graph)
 
     def _on_bridge_ended(self, ended: m.Ended) -> None:
@@ -1028,7 +1030,7 @@ class MainWindow(QMainWindow):
 
     def _apply_graph(self, diff: dict[str, Any] | None) -> None:
         if diff:
-            self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
+            self.graph_model.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
         if diff and diff.get("changed"):
             self.backward_panel.apply_diff(diff)
 
@@ -1059,7 +1061,7 @@ class MainWindow(QMainWindow):
         self._request("autograd_grad", lambda r: self._after_action("grad", r), **params)
 
     def _on_backward_panel_active_node_changed(self, node_id: int) -> None:
-        self.graph_view.set_active_node(node_id if node_id >= 0 else None)
+        self.graph_model.set_active(node_id if node_id >= 0 else None)
 
     def _on_backward_panel_lesson_requested(self, stem: str) -> None:
         path = self.lessons_dir / f"{stem}.py"
@@ -1079,7 +1081,7 @@ class MainWindow(QMainWindow):
         self.graph_view.highlight_origin_at(line, column, self.code_view.path())
 
     def _on_variables_view_variable_hovered(self, name: str) -> None:
-        self.graph_view.highlight_variable(name or None)
+        self.graph_model.highlight_variable(name or None)
 
     def _on_console_evaluate_requested(self, expression: str) -> None:
         def show(result: dict[str, Any]) -> None:
@@ -1142,8 +1144,7 @@ class MainWindow(QMainWindow):
         self.code_view.set_previous_line(None)
         self.code_view.set_error_line(None)
         self.variables_view.clear()
-        self.graph_view.set_graph({"nodes": [], "edges": [], "roots": {}})
-        self.graph_view.set_waiting_leaves([])  # the tensors named were the last pause's
+        self.graph_model.clear()  # no graph, and the tensors named were the last pause's
         self.backward_panel.clear()
         self.backward_panel.set_enabled_for_state(False, "stopped")
         self.stack_view.clear()
