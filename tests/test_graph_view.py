@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QFontDatabase, QImage, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QApplication,
+    QGraphicsPathItem,
     QGraphicsSimpleTextItem,
     QGraphicsView,
     QPlainTextEdit,
@@ -399,3 +400,24 @@ def test_a_view_draws_what_its_model_holds_and_shows_the_models_selection(qtbot)
     assert outline(boxes(view)[mul]) == PALETTE["selected"] and details.toPlainText().startswith("MulBackward0")
     model.select(None)
     assert outline(boxes(view)[mul]) != PALETTE["selected"] and details.toPlainText() == ""
+
+
+def highlight_overlay(view: GraphView):
+    """The path item that outlines the edges between highlighted nodes."""
+    return next(item for item in canvas(view).scene().items()
+                if isinstance(item, QGraphicsPathItem) and item.pen().color().name() == PALETTE["highlight"])
+
+
+def test_the_highlighted_edges_leave_with_the_nodes_a_pause_removes(view):
+    """Highlighted nodes that a pause removes take their purple edges with them (they stayed drawn over the fading
+    ghost until the next highlight)."""
+    _, diffs = rnn_graph(6)
+    view.model.set_graph({"nodes": [], "edges": [], "roots": {}})
+    for diff in diffs:
+        view.model.apply_diff(diff)
+    view.model.highlight(view.model.nodes)
+    late = [node["id"] for diff in diffs[4:] for node in diff["added"] if node["kind"] != "leaf"]
+    top = min(boxes(view)[node_id].sceneBoundingRect().top() for node_id in late)
+    assert highlight_overlay(view).path().boundingRect().bottom() > top
+    view.model.apply_diff({"changed": True, "added": [], "removed": late, "edges_added": [], "roots": {}})
+    assert highlight_overlay(view).path().boundingRect().bottom() < top

@@ -1,4 +1,5 @@
-"""What the autograd graph is drawn with: the palette, pens, a drawn node's items, edge chunks and origin boxes."""
+"""What the autograd graph is drawn with: its geometry, palette and pens, a drawn node's items, edge chunks and
+origin boxes."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ class GraphScene(QGraphicsScene):
         changed = set().union(*(self._marks[name] ^ ids for name, ids in marks.items()))
         highlight_changed = marks["highlight"] != self._marks["highlight"]
         self._marks = marks
-        self._restyle(changed)
+        self._restyle(changed & drawn)  # the marks of removed nodes went with them
         if highlight_changed:
             path = self.edges.subgraph_path(marks["highlight"])
             self._overlay.setPath(path)
@@ -424,8 +424,6 @@ class GraphScene(QGraphicsScene):
             self._extent |= drawn.box.sceneBoundingRect()
         self.origin_marked -= gone
         self._tagged -= gone
-        for ids_marked in self._marks.values():
-            ids_marked -= gone
         self.edges.update_lanes(touched)
         self._fade_out(fading)
 
