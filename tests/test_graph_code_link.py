@@ -16,7 +16,7 @@ LESSON = "".join(f"value_{number} = {number}\n" for number in range(1, 21))
 def test_hovering_a_code_line_marks_its_nodes_and_clicking_a_node_selects_its_line(window_on, qtbot):
     window = window_on(LESSON, name=FILE)
     graph, diffs = rnn_with_origins(3)
-    window.graph_view.set_graph(graph)
+    window.graph_model.set_graph(graph)
     code = window.code_view
     block = code.document().findBlockByNumber(STEP_LINE - 1)
     y = int(code.blockBoundingGeometry(block).translated(code.contentOffset()).center().y())

@@ -8,25 +8,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, QRectF  # noqa: E402
-from PySide6.QtWidgets import QGraphicsView, QLabel, QToolBar, QToolButton  # noqa: E402
+from PySide6.QtWidgets import QLabel, QToolBar, QToolButton  # noqa: E402
 from test_graph_layout import rnn_graph, small_graph  # noqa: E402
+from test_graph_view import canvas, make_view  # noqa: E402
 
-from widgets.graph_view import EMPTY_TEXT, FONT_PIXELS, MIN_READABLE_SCALE, GraphView  # noqa: E402
+from app.graph_model import GraphModel  # noqa: E402
+from widgets.graph_framing import MIN_READABLE_SCALE  # noqa: E402
+from widgets.graph_items import FONT_PIXELS  # noqa: E402
+from widgets.graph_view import EMPTY_TEXT, GraphView  # noqa: E402
 
 EMPTY = {"nodes": [], "edges": [], "roots": {}}
-
-
-def make_view(qtbot, width: int, height: int) -> GraphView:
-    widget = GraphView()
-    qtbot.addWidget(widget)
-    widget.resize(width, height)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def canvas(view: GraphView) -> QGraphicsView:
-    return view.findChild(QGraphicsView, "graph_canvas")
 
 
 def visible(view: GraphView) -> QRectF:
@@ -52,11 +43,11 @@ def direct_inputs(diff: dict, leaves: set[int]) -> set[int]:
 def test_every_pause_shows_the_new_nodes_and_their_inputs_readably(qtbot, size):
     view = make_view(qtbot, *size)
     _, diffs = rnn_graph(40)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     leaves: set[int] = set()
     for diff in diffs:
         leaves |= {node["id"] for node in diff["added"] if node["kind"] == "leaf"}
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
         rects = node_rects(view)
         shown = visible(view)
         for node_id in {node["id"] for node in diff["added"]} | direct_inputs(diff, leaves):
@@ -66,9 +57,9 @@ def test_every_pause_shows_the_new_nodes_and_their_inputs_readably(qtbot, size):
 
 def test_a_graph_that_fits_readably_is_shown_whole(qtbot):
     view = make_view(qtbot, 450, 600)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     graph = small_graph()
-    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+    view.model.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
                      "roots": graph["roots"], "leaves": {}})
     shown = visible(view)
     assert all(shown.contains(rect) for rect in node_rects(view).values())
@@ -78,14 +69,14 @@ def test_a_graph_that_fits_readably_is_shown_whole(qtbot):
 def test_a_diff_never_leaves_the_view_empty_even_when_the_learner_panned_away(qtbot):
     view = make_view(qtbot, 450, 600)
     _, diffs = rnn_graph(6)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     for diff in diffs[:3]:
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
     for follow, diff in ((False, diffs[3]), (True, diffs[4])):
         view.set_follow_new(follow)
         canvas(view).centerOn(50_000, -80_000)
         assert not any(visible(view).intersects(rect) for rect in node_rects(view).values())
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
         assert any(visible(view).contains(rect) for rect in node_rects(view).values())
         assert text_pixels(view) >= 9
 
@@ -93,13 +84,13 @@ def test_a_diff_never_leaves_the_view_empty_even_when_the_learner_panned_away(qt
 def test_the_learners_zoom_stays_while_it_shows_the_new_nodes(qtbot):
     view = make_view(qtbot, 900, 800)
     _, diffs = rnn_graph(3)
-    view.set_graph(EMPTY)
-    view.apply_diff(diffs[0])
+    view.model.set_graph(EMPTY)
+    view.model.apply_diff(diffs[0])
     view.zoom(0.55)  # zoomed out, still readable, and panned so that the next step has room
     canvas(view).centerOn(230, 290)
     before = (canvas(view).transform().m11(), visible(view))
     assert text_pixels(view) >= 9
-    view.apply_diff(diffs[1])
+    view.model.apply_diff(diffs[1])
     assert (canvas(view).transform().m11(), visible(view)) == before
     assert all(before[1].contains(node_rects(view)[node["id"]]) for node in diffs[1]["added"])
 
@@ -107,7 +98,7 @@ def test_the_learners_zoom_stays_while_it_shows_the_new_nodes(qtbot):
 def test_fit_keeps_a_big_loop_graph_readable_and_all_shows_the_whole_of_it(qtbot):
     view = make_view(qtbot, 450, 600)
     graph, _ = rnn_graph(200)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     loss = graph["roots"]["loss"]
     assert visible(view).contains(node_rects(view)[loss]) and text_pixels(view) >= 9
     view.show_overview()
@@ -120,14 +111,14 @@ def test_fit_keeps_a_big_loop_graph_readable_and_all_shows_the_whole_of_it(qtbot
 def test_another_graph_resets_the_view(qtbot):
     view = make_view(qtbot, 450, 600)
     _, diffs = rnn_graph(60)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     for diff in diffs:
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
     view.zoom(3.0)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     assert canvas(view).transform().m11() == 1.0
     graph = small_graph()
-    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+    view.model.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
                      "roots": graph["roots"], "leaves": {}})
     assert all(visible(view).contains(rect) for rect in node_rects(view).values())
 
@@ -135,12 +126,12 @@ def test_another_graph_resets_the_view(qtbot):
 def test_the_empty_graph_says_how_a_node_appears(qtbot):
     view = make_view(qtbot, 450, 600)
     message = view.findChild(QLabel, "graph_empty_message")
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     assert message.isVisible() and message.text() == EMPTY_TEXT
     assert canvas(view).viewport().rect().contains(message.geometry())
-    view.set_graph(small_graph())
+    view.model.set_graph(small_graph())
     assert not message.isVisible()
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     assert message.isVisible()
 
 
@@ -156,15 +147,15 @@ def test_follow_new_nodes_is_on_the_toolbar_at_a_narrow_width(qtbot):
 
 
 def test_an_empty_graph_names_the_leaves_no_operation_has_used_yet(qtbot):
-    view = GraphView()
+    view = GraphView(GraphModel())
     qtbot.addWidget(view)
     view.resize(450, 600)
     view.show()
     message = view.findChild(QLabel, "graph_empty_message")
-    view.set_waiting_leaves(["W_xh", "b_h"])
+    view.model.set_waiting_leaves(["W_xh", "b_h"])
     assert message.isVisible()
     assert "W_xh, b_h require grad, but no operation has used them yet" in message.text()
-    view.set_waiting_leaves([])
+    view.model.set_waiting_leaves([])
     assert message.text().startswith("No tensor requires grad yet")
 
 
@@ -180,8 +171,8 @@ def test_when_a_steps_new_leaves_are_too_wide_to_show_readably_its_operations_ar
     tracker = GraphTracker(TensorSummarizer())
     tracker.update({**leaves, "total": total})
     graph = tracker.full()
-    view.set_graph(EMPTY)
-    view.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
+    view.model.set_graph(EMPTY)
+    view.model.apply_diff({"changed": True, "added": graph["nodes"], "removed": [], "edges_added": graph["edges"],
                      "roots": graph["roots"], "leaves": {}})
     rects = node_rects(view)
     new_leaves = [rects[n["id"]] for n in graph["nodes"] if n["kind"] == "leaf"]
@@ -197,7 +188,7 @@ def cut_nodes(view: GraphView) -> list[int]:
     """The nodes the view's edge cuts in two: partly in view, partly out."""
     shown = visible(view)
     return [node_id for node_id, rect in node_rects(view).items()
-            if node_id in view._drawn and shown.intersects(rect) and not shown.contains(rect)]
+            if node_id in view.model.nodes and shown.intersects(rect) and not shown.contains(rect)]
 
 
 @pytest.mark.parametrize("size", [(450, 600), (524, 703), (600, 450), (420, 380), (900, 800)])
@@ -205,9 +196,9 @@ def test_fit_frames_whole_nodes_and_cuts_none_at_the_views_edge(qtbot, size):
     """Lesson 03 at 1280×800: after the loop line the leaves were cut in half along the top, and Fit did the same."""
     view = make_view(qtbot, *size)
     _, diffs = rnn_graph(8)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     for diff in diffs:
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
         assert cut_nodes(view) == []
         canvas(view).centerOn(visible(view).center() + QPointF(37, 53))  # the learner panned a little
         view.fit_to_view()
@@ -222,19 +213,19 @@ def test_the_framed_extent_follows_lanes_as_they_grow_move_and_go(qtbot):
     """The lanes' extent is kept as the lanes grow, not measured again each step: after every
     step, and after the last steps' nodes are freed, it is what measuring every lane gives."""
     view = make_view(qtbot, 800, 600)
-    view.set_graph(EMPTY)
+    view.model.set_graph(EMPTY)
     _, diffs = rnn_graph(12)
 
     def measured_again() -> QRectF:
-        view._lanes_rect = None
-        return view._content_rect()
+        view._scene.edges._lanes_rect = None
+        return view._scene.content_rect()
 
     for diff in diffs:
-        view.apply_diff(diff)
-        kept = view._content_rect()
+        view.model.apply_diff(diff)
+        kept = view._scene.content_rect()
         assert kept == measured_again()
     late = [node["id"] for diff in diffs[8:] for node in diff["added"] if node["kind"] != "leaf"]
-    before = view._content_rect()
-    view.apply_diff({"changed": True, "added": [], "removed": late, "edges_added": [], "roots": {}})
-    kept = view._content_rect()
+    before = view._scene.content_rect()
+    view.model.apply_diff({"changed": True, "added": [], "removed": late, "edges_added": [], "roots": {}})
+    kept = view._scene.content_rect()
     assert kept == measured_again() and kept.height() < before.height()

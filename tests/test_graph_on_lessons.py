@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QGraphicsView
 from test_layout import SIZES, assert_grad_columns_in_sight, code_line, make_window  # noqa: F401 - a fixture
 
 from app.workspace import LESSONS_DIR
-from widgets.graph_view import FONT_PIXELS, MIN_TEXT_PIXELS
+from widgets.graph_framing import MIN_TEXT_PIXELS
+from widgets.graph_items import FONT_PIXELS
 from widgets.main_window import MainWindow
 
 #: Lines that grow the graph, in the order a run meets them; ``#n`` is the line's n-th execution.

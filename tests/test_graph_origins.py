@@ -12,31 +12,18 @@ from PySide6.QtCore import QPoint, QRectF, Qt  # noqa: E402
 from PySide6.QtGui import QFontMetricsF  # noqa: E402
 from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit  # noqa: E402
 from test_graph_layout import rnn_graph  # noqa: E402
+from test_graph_view import boxes, canvas, make_view, shown  # noqa: E402
 
 from widgets.code_view import CodeView  # noqa: E402
-from widgets.graph_items import EdgeChunk, OriginBox  # noqa: E402
-from widgets.graph_view import PALETTE, GraphView  # noqa: E402
+from widgets.graph_items import PALETTE, EdgeChunk, OriginBox  # noqa: E402
+from widgets.graph_view import GraphView  # noqa: E402
 
 EMPTY = {"nodes": [], "edges": [], "roots": {}}
 
 
 @pytest.fixture
 def view(qtbot):
-    widget = GraphView()
-    qtbot.addWidget(widget)
-    widget.resize(900, 800)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def canvas(view: GraphView) -> QGraphicsView:
-    return view.findChild(QGraphicsView, "graph_canvas")
-
-
-def node_items(view: GraphView) -> dict[int, object]:
-    return {item.data(0): item for item in canvas(view).scene().items()
-            if item.parentItem() is None and item.data(0) is not None}
+    return make_view(qtbot, 900, 800)
 
 
 def origin_boxes(view: GraphView) -> dict[str, OriginBox]:
@@ -55,10 +42,10 @@ def click_at(qtbot, view: GraphView, scene_point) -> None:
 
 def test_each_line_execution_gets_a_labelled_box_around_the_nodes_it_made(view):
     graph, diffs = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     shown = origin_boxes(view)
     assert {f"line {STEP_LINE} · pass {k}" for k in (1, 2, 3)} | {f"line {LOSS_LINE} · pass 1"} <= shown.keys()
-    items = node_items(view)
+    items = boxes(view)
     for k in (1, 2, 3):
         box = shown[f"line {STEP_LINE} · pass {k}"]
         assert box.members == step(diffs, k)
@@ -67,7 +54,7 @@ def test_each_line_execution_gets_a_labelled_box_around_the_nodes_it_made(view):
 
 def test_module_boxes_nest_by_dotted_name_inside_the_line_execution_that_called_them(view):
     graph, diffs = rnn_with_origins(3, module="model.rnn")
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     shown = [item for item in canvas(view).scene().items() if isinstance(item, OriginBox)]
     for k in (1, 2, 3):
         line = next(box for box in shown if box.label == f"line {STEP_LINE} · pass {k}")
@@ -80,35 +67,35 @@ def test_module_boxes_nest_by_dotted_name_inside_the_line_execution_that_called_
 def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(view):
     """A node made while continuing: its box named the lines that ran, its details only "several lines"."""
     graph, diffs = rnn_graph(2)
-    view.set_graph(graph)
-    assert not origin_boxes(view) and len(node_items(view)) == len(graph["nodes"])
+    view.model.set_graph(graph)
+    assert not origin_boxes(view) and len(boxes(view)) == len(graph["nodes"])
     for node in graph["nodes"]:
         node["origin"] = origin(None, None)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     assert list(origin_boxes(view)) == ["ran while continuing"]
     for node in graph["nodes"]:
         node["origin"] = {**origin(None, None), "lines": [3, 9]}
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     assert list(origin_boxes(view)) == ["ran between lines 3 and 9"]
     # the node's details say what its box says (they said "several lines ran", the box "between lines 3 and 9")
-    view.select_node(graph["nodes"][0]["id"])
+    view.model.select(graph["nodes"][0]["id"])
     assert "made while continuing, between lines 3 and 9" in view.findChild(QPlainTextEdit).toPlainText()
     for node in graph["nodes"]:
         node["origin"] = {**origin(None, None), "by": "console", "at": 12}
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     assert list(origin_boxes(view)) == ["made by the console at line 12"]
-    view.select_node(graph["nodes"][0]["id"])
+    view.model.select(graph["nodes"][0]["id"])
     assert "made by the console at line 12" in view.findChild(QPlainTextEdit).toPlainText()
 
 
 def test_collapsing_a_box_hides_its_members_and_counts_them(view, qtbot):
     graph, diffs = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     box = origin_boxes(view)[f"line {STEP_LINE} · pass 2"]
     members = step(diffs, 2)
     click_at(qtbot, view, box.toggle_rect().center())
     assert box.collapsed and box.title() == f"line {STEP_LINE} · pass 2 · {len(members)} nodes"
-    items = node_items(view)
+    items = boxes(view)
     assert not any(items[i].isVisible() for i in members)
     assert all(items[i].isVisible() for i in set(items) - members)
     click_at(qtbot, view, box.toggle_rect().center())
@@ -123,9 +110,9 @@ def edge_points(view: GraphView) -> list:
 
 def test_edges_of_collapsed_members_end_at_the_box(view):
     graph, diffs = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     members = step(diffs, 2)
-    rects = [node_items(view)[i].sceneBoundingRect() for i in members]
+    rects = [boxes(view)[i].sceneBoundingRect() for i in members]
 
     def ends_inside_members() -> bool:
         return any(rect.contains(point.x, point.y) for point in edge_points(view) for rect in rects)
@@ -140,36 +127,36 @@ def test_edges_of_collapsed_members_end_at_the_box(view):
 
 def test_a_step_into_a_collapsed_module_joins_it_hidden(view):
     _, diffs = rnn_with_origins(4, module="model.rnn")
-    view.set_graph(EMPTY)
-    view.apply_diff(diffs[0])
+    view.model.set_graph(EMPTY)
+    view.model.apply_diff(diffs[0])
     view.set_box_collapsed("model.rnn", True)
-    view.apply_diff(diffs[1])
+    view.model.apply_diff(diffs[1])
     box = next(item for item in canvas(view).scene().items()
                if isinstance(item, OriginBox) and item.label == "model.rnn" and item.members == step(diffs, 2))
     assert box.collapsed and box.title() == f"model.rnn · {len(step(diffs, 2))} nodes"
-    assert not any(node_items(view)[i].isVisible() for i in step(diffs, 2))
+    assert not any(boxes(view)[i].isVisible() for i in step(diffs, 2))
 
 
 def test_nothing_moves_when_a_step_adds_nodes_boxes_included(view):
     _, diffs = rnn_with_origins(6, module="model.rnn")
-    view.set_graph(EMPTY)
-    nodes, boxes = {}, {}
+    view.model.set_graph(EMPTY)
+    nodes, rects = {}, {}
     for diff in diffs:
         grown = {(node.get("origin") or {}).get("pass") for node in diff["added"]}
-        view.apply_diff(diff)
-        for node_id, item in node_items(view).items():
+        view.model.apply_diff(diff)
+        for node_id, item in boxes(view).items():
             assert nodes.setdefault(node_id, item.pos()) == item.pos()
         for label, box in origin_boxes(view).items():
-            if label.startswith("line") and label in boxes and int(label.split()[-1]) not in grown:
-                assert box.rect() == boxes[label]
-            boxes[label] = box.rect()
+            if label.startswith("line") and label in rects and int(label.split()[-1]) not in grown:
+                assert box.rect() == rects[label]
+            rects[label] = box.rect()
 
 
 def test_clicking_a_node_or_a_box_header_emits_its_origin_line(view, qtbot):
     graph, diffs = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     node_id = min(step(diffs, 2))
-    item = node_items(view)[node_id]
+    item = boxes(view)[node_id]
     with qtbot.waitSignal(view.origin_selected) as signal:
         click_at(qtbot, view, item.sceneBoundingRect().center())
     assert signal.args == [FILE, STEP_LINE]
@@ -183,11 +170,11 @@ def test_clicking_a_node_or_a_box_header_emits_its_origin_line(view, qtbot):
 
 def test_the_details_name_the_module_and_hold_the_saved_tensors_without_shrinking_the_drawing(view):
     graph, diffs = rnn_with_origins(2, module="model.rnn")
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     port = view.findChild(QGraphicsView, "graph_canvas").viewport()
     before = port.size()
     mm = next(node["id"] for node in diffs[1]["added"] if node["name"] == "MmBackward0")
-    view.select_node(mm)
+    view.model.select(mm)
     details = view.findChild(QPlainTextEdit, "graph_details")
     assert f"made by line {STEP_LINE}, pass 2, in model.rnn" in details.toPlainText()
     assert "saved for backward:" in details.toPlainText()  # scrolled to, not grown into the drawing's room
@@ -196,9 +183,9 @@ def test_the_details_name_the_module_and_hold_the_saved_tensors_without_shrinkin
 
 def test_highlight_origin_line_outlines_the_nodes_its_executions_made(view):
     graph, diffs = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     view.highlight_origin_line(STEP_LINE, FILE)
-    items = node_items(view)
+    items = boxes(view)
     marked = {i for i, item in items.items() if item.pen().color().name() == PALETTE["origin"]}
     assert marked == step(diffs, 1) | step(diffs, 2) | step(diffs, 3) == view.origin_nodes()
     assert all(box.marked == box.label.startswith(f"line {STEP_LINE}") for box in origin_boxes(view).values())
@@ -209,11 +196,7 @@ def test_highlight_origin_line_outlines_the_nodes_its_executions_made(view):
 
 
 def test_code_view_says_which_line_the_mouse_is_over(qtbot):
-    code = CodeView()
-    qtbot.addWidget(code)
-    code.resize(500, 300)
-    code.show()
-    qtbot.waitExposed(code)
+    code = shown(qtbot, CodeView(), 500, 300)
     code.set_source("a = 1\nb = 2\nc = 3\n")
     block = code.document().findBlockByNumber(1)
     y = int(code.blockBoundingGeometry(block).translated(code.contentOffset()).center().y())
@@ -226,7 +209,7 @@ def test_code_view_says_which_line_the_mouse_is_over(qtbot):
 
 def test_edge_labels_stay_clear_of_the_box_labels(view):
     graph, _ = rnn_with_origins(3)
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     captions = [box.caption.sceneBoundingRect() for box in origin_boxes(view).values()]
     chunks = [item for item in canvas(view).scene().items() if isinstance(item, EdgeChunk) and item.labels]
     assert chunks
@@ -243,7 +226,7 @@ def test_a_collapsed_box_of_one_node_says_one_node(view, qtbot):
     graph, _ = rnn_with_origins(3)
     lone = graph["nodes"][0]
     lone["origin"] = {**lone["origin"], "line": 99, "pass": 1}
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     box = origin_boxes(view)["line 99 · pass 1"]
     assert box.members == {lone["id"]}
     click_at(qtbot, view, box.toggle_rect().center())

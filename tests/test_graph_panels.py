@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import Mock
+
 import pytest
 import torch
 from PySide6.QtCore import Qt
@@ -10,7 +12,7 @@ from test_backward_panel import table_rows
 from test_graph_view import boxes, canvas, click, outline
 from test_main_window import press, wait_paused
 
-from widgets.graph_view import PALETTE
+from widgets.graph_items import PALETTE
 
 LESSON = '''import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
@@ -62,9 +64,10 @@ def test_the_graph_grows_line_by_line_with_new_nodes_highlighted(qtbot, window):
     assert len(drawn) == 5 and len(newer) == 2
     assert {i for i, item in drawn.items() if outline(item) == PALETTE["new"]} == newer
     mul = snap["graph"]["roots"]["h"]
-    with qtbot.waitSignal(window.graph_view.node_selected, timeout=3000) as signal:
-        click(qtbot, window.graph_view, mul)
-    assert signal.args == [mul]
+    selected = Mock()
+    window.graph_model.selected_changed.connect(selected)
+    click(qtbot, window.graph_view, mul)
+    selected.assert_called_once_with(mul)
     details = window.graph_view.findChild(QPlainTextEdit, "graph_details").toPlainText()
     assert details.startswith("MulBackward0") and "_saved_self" in details
 
@@ -182,8 +185,8 @@ def test_a_click_on_a_node_never_shrinks_the_drawing_and_its_details_fill_their_
     port = window.graph_view.findChild(QGraphicsView, "graph_canvas").viewport()
     before = port.size()
     mul = window.run.live_graph()["roots"]["h"]
-    with qtbot.waitSignal(window.graph_view.node_selected, timeout=3000):
-        click(qtbot, window.graph_view, mul)
+    click(qtbot, window.graph_view, mul)
+    assert window.graph_model.selected == mul
     assert port.width() >= before.width() and port.height() >= before.height()
     details = window.graph_view.findChild(QPlainTextEdit, "graph_details")
     lines = details.document().blockCount() * details.fontMetrics().lineSpacing()

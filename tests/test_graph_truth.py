@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsView
 from test_layout import make_window  # noqa: F401 - a fixture
 from test_main_window import press, wait_ended, wait_paused
 
+from app.graph_model import GraphModel
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import TensorSummarizer
 from app.workspace import LESSONS_DIR
@@ -310,13 +311,14 @@ def test_a_variables_tag_never_covers_the_node_beside_it(qtbot):
     w = torch.ones(2, requires_grad=True)
     tracker = GraphTracker(TensorSummarizer())
     tracker.update({"x": x, "w": w, "left": x * w, "right": x + w})
-    view = GraphView()
+    view = GraphView(GraphModel())
     qtbot.addWidget(view)
     view.resize(900, 700)
     view.show()
     graph = tracker.full()
     right = next(node["id"] for node in graph["nodes"] if node["name"] == "AddBackward0")
-    view.set_graph({**graph, "roots": {"⟨a rather long operation name here⟩": right, "left": graph["roots"]["left"]}})
+    view.model.set_graph({**graph, "roots": {"⟨a rather long operation name here⟩": right,
+                                             "left": graph["roots"]["left"]}})
     assert_boxes_true(view, graph)
-    view.set_graph({**graph, "roots": {"short": right}})
+    view.model.set_graph({**graph, "roots": {"short": right}})
     assert_boxes_true(view, graph)

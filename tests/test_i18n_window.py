@@ -142,7 +142,7 @@ def test_in_chinese_every_state_of_the_window_speaks_chinese_and_english_comes_b
     assert "第 09 课" in panel.card.lesson_link.text()
     assert "retain_graph=True" in panel.card.fix.text()
     panel.form.replay.step_forward()
-    window.graph_view.select_node(next(iter(window.graph_view._drawn)))
+    window.graph_model.select(next(iter(window.graph_model.nodes)))
     assert_chinese(window, "teaching card")
 
     window.commands.step_back()

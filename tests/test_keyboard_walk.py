@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
 from app.workspace import LESSONS_DIR
 from widgets import settings
@@ -67,9 +67,18 @@ def test_a_lesson_by_keyboard_alone(qtbot, open_window, tmp_path, stem):
     assert selected == graph.creation_order()[-1] and graph.nodes[selected]["name"] == "SumBackward0"  # loss's
     press(qtbot, Qt.Key.Key_Down, ALT)  # along the edge to its input
     assert graph.selected == graph.inputs(selected)[0]
-    assert window.graph_view._selected == graph.selected  # the drawing shows the same node
+    details = window.graph_view.findChild(QPlainTextEdit, "graph_details")  # the drawing shows the same node
+    assert details.toPlainText().startswith(graph.nodes[graph.selected]["name"])
     press(qtbot, Qt.Key.Key_Up, ALT)  # and back to the consumer
     assert graph.selected == selected
+    press(qtbot, Qt.Key.Key_4, ALT)  # the drawing itself walks with the arrows alone
+    assert QApplication.focusWidget().objectName() == "graph_canvas"
+    press(qtbot, Qt.Key.Key_Down)
+    assert graph.selected == graph.inputs(selected)[0]
+    press(qtbot, Qt.Key.Key_Up)
+    assert graph.selected == selected
+    press(qtbot, Qt.Key.Key_Return)  # Enter reads the node's details
+    assert QApplication.focusWidget().objectName() == "graph_details"
 
     press(qtbot, Qt.Key.Key_7, ALT)  # the Backward panel
     panel = window.backward_panel

@@ -430,7 +430,7 @@ def test_after_the_end_the_past_leads_back_to_the_end_as_the_end_looks(qtbot, wi
     wait_ended(qtbot, window)
     total = window.run.live_index + 1
     # the recording ran to the end: the graph shows the end's nodes (it stayed empty, "No tensor requires grad")
-    assert len(window.graph_view._drawn) == len(window.run.live_graph()["nodes"]) > 0
+    assert len(window.graph_view._scene.drawn) == len(window.run.live_graph()["nodes"]) > 0
     for _ in range(3):
         press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # Step Back
     shown = window.run.viewing

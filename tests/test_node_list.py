@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPlainTextEdit
 
 from app import i18n
 from app.graph_model import GraphModel
@@ -126,12 +127,14 @@ def test_in_the_window_the_list_has_a_row_per_drawn_node_and_follows_the_graphs_
         window.act_start.trigger()  # to the breakpoint again: one more pass of the loop
         wait_paused(qtbot, window)
     nodes = window.node_list
-    qtbot.waitUntil(lambda: nodes.row_count() == len(window.graph_view._drawn) > 10)
+    qtbot.waitUntil(lambda: nodes.row_count() == len(window.graph_view._scene.drawn) > 10)
     window.docks["nodes"].raise_()
     nodes.table.setCurrentIndex(nodes.proxy.index(3, 0))
     selected = nodes.proxy.index(3, 0).data(Qt.ItemDataRole.UserRole)
-    assert window.graph_model.selected == selected and window.graph_view._selected == selected
+    details = window.graph_view.findChild(QPlainTextEdit, "graph_details")
+    assert window.graph_model.selected == selected  # the drawing shows it: its details
+    assert details.toPlainText().startswith(window.graph_model.nodes[selected]["name"])
     window.set_language("zh")
     assert window.docks["nodes"].windowTitle() == "图节点"
-    assert nodes.row_count() == len(window.graph_view._drawn)
+    assert nodes.row_count() == len(window.graph_view._scene.drawn)
     window.set_language("en")

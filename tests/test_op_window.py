@@ -51,7 +51,7 @@ def test_step_into_expression_walks_the_line_operation_by_operation(qtbot, windo
         assert not any(root.startswith("⟨") for root in roots)  # backward() needs a name the frame has
         added = {node["id"] for node in window.run.live["graph"]["added"]}
         # amber: the operation's nodes (and a leaf's accumulator the graph meets for the first time)
-        assert set(window.run.live["op"]["nodes"]) <= added == set(window.graph_view._new)
+        assert set(window.run.live["op"]["nodes"]) <= added == window.graph_model.new
     qtbot.keyClick(window.code_view, Qt.Key.Key_F10)  # F10 finishes the line
     qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["line"] == LINE + 1,
                     timeout=30_000)
@@ -156,7 +156,7 @@ def test_hovering_a_sub_expression_outlines_the_nodes_it_made_in_every_pass(qtbo
     hover_text(qtbot, window, LOOP_LINE, "h_t =")  # no operation there: the whole line's nodes
     qtbot.waitUntil(lambda: graph.origin_nodes() > set().union(*by_text.values()))  # and the leaves it first used
     leaves = graph.origin_nodes() - set().union(*by_text.values())
-    assert {window.graph_view._drawn[i].node["kind"] for i in leaves} == {"leaf"}
+    assert {window.graph_model.nodes[i]["kind"] for i in leaves} == {"leaf"}
 
 
 def test_step_back_walks_back_through_operation_pauses(qtbot, window_on):

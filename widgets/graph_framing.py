@@ -1,16 +1,31 @@
-"""The geometry of framing a graph in a QGraphicsView: what it shows, the zoom that fits a rectangle, least scrolls,
-and edges that cut no box in two."""
+"""Where the graph view looks: the new nodes framed at a readable zoom, the whole graph, the learner's zoom, and
+the geometry under them (what the view shows, the zoom that fits a rectangle, least scrolls, edges that cut no
+box in two)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsView
 
+from widgets.graph_items import FONT_PIXELS
+from widgets.graph_scene import GraphScene
+
 #: Margin kept around what is framed, in pixels.
 FRAME_MARGIN = 16
+#: Below this zoom factor node text is not drawn (level of detail).
+TEXT_MIN_SCALE = 0.4
+MIN_SCALE = 0.002
+MAX_SCALE = 4.0
+#: Framing keeps node text at least MIN_TEXT_PIXELS tall on screen.
+MIN_TEXT_PIXELS = 9
+#: The least zoom framing uses, and the one it prefers when the graph does not fit.
+MIN_READABLE_SCALE = MIN_TEXT_PIXELS / FONT_PIXELS
+READABLE_SCALE = 0.8
+#: Framing never zooms in beyond this.
+MAX_FRAME_SCALE = 1.5
 
 
 def visible_rect(view: QGraphicsView) -> QRectF:
@@ -103,3 +118,111 @@ def show_uncut(view: QGraphicsView, keep: QRectF, boxes: Callable[[QRectF], list
             return
         visible.moveLeft(left)
         view.centerOn(visible.center())
+
+
+class Framer:
+    """Moves a graph view to what the learner should see: a step's new nodes, all of the graph, or their own zoom.
+
+    Parameters
+    ----------
+    view : QGraphicsView
+        The canvas showing ``scene``.
+    scene : GraphScene
+    """
+
+    def __init__(self, view: QGraphicsView, scene: GraphScene) -> None:
+        self._view, self._scene = view, scene
+        self.fresh = True
+        """No node was framed since the graph was last replaced by an empty one: the first new ones get framed."""
+        self.user_view = False
+        """The learner zoomed or panned since the view last framed itself."""
+
+    def reset(self) -> None:
+        """Back to no zoom at the origin, after the whole graph was drawn anew."""
+        self._view.setTransform(QTransform())
+        self._view.centerOn(0, 0)
+        self.update_detail()
+        self.fresh = not self._scene.drawn  # an empty graph: the first nodes a step brings get framed afresh
+
+    def follow(self, new: set[int], enabled: bool) -> None:
+        """After a pause: frame its ``new`` nodes when following (or none was framed yet), else only keep the view
+        from showing nothing but empty space."""
+        if new and (enabled or self.fresh):
+            self.frame(new, keep=not self.fresh)
+            self.fresh = False
+        elif self._scene.drawn and not self._shows_a_node():
+            self.frame(new or self._scene.outputs(), keep=False)
+
+    def frame(self, ids: Iterable[int], keep: bool) -> None:
+        """Show the nodes ``ids`` and their direct inputs at a readable zoom; all of the graph when it fits so.
+
+        With ``keep`` the learner's zoom and scroll stay while they are readable and show all of
+        that. Inputs reached through a leaf's lane count by the lane, which runs beside the
+        nodes, not by the leaf, which may be a thousand ranks up. Whatever else is in view is
+        whole too: a node the view's edge would cut in two is scrolled wholly in or wholly out.
+        """
+        scene, view = self._scene, self._view
+        ids = [i for i in ids if i in scene.drawn]
+        if not ids or view.viewport().width() < 2 or view.viewport().height() < 2:
+            return
+        new = scene.rect_of(ids)
+        inputs = [t for i in ids for t in scene.edges.next.get(i, ()) if not scene.layout.uses_lane(i, t)]
+        focus = new | scene.rect_of(inputs) if inputs else new
+        scale = self.scale()
+        margin = FRAME_MARGIN / scale
+        shown = visible_rect(view).adjusted(margin, margin, -margin, -margin)
+        content = scene.content_rect()
+        fits = fit_scale(view, content) >= MIN_READABLE_SCALE
+        if keep and scale >= MIN_READABLE_SCALE and shown.contains(focus) and (
+                self.user_view or not fits or shown.contains(content)):
+            return
+        self.user_view = False
+        if fits:
+            self._zoom_on(content, min(fit_scale(view, content), MAX_FRAME_SCALE))
+            return
+        if not keep or scale < MIN_READABLE_SCALE:
+            scale = READABLE_SCALE
+        scale = min(scale, max(fit_scale(view, focus), MIN_READABLE_SCALE))
+        if fit_scale(view, focus) < scale:
+            focus = new  # too much to show at a readable zoom: the new nodes come first
+        view.setTransform(QTransform.fromScale(scale, scale))
+        self.update_detail()
+        scroll_to_show(view, focus)
+        operations = [i for i in ids if not scene.layout.is_leaf(i)]
+        if operations and fit_scale(view, new) < scale:
+            # new leaves spread wider than the view: what the line computed is shown whole, the leaves keep their lanes
+            focus = scene.rect_of(operations)
+            scroll_to_show(view, focus)
+        show_uncut(view, focus, scene.box_rects)
+
+    def overview(self) -> None:
+        """Zoom and scroll so the whole graph is visible, however small (never beyond ``MAX_FRAME_SCALE``)."""
+        if self._scene.drawn:
+            rect = self._scene.content_rect()
+            self._zoom_on(rect, min(fit_scale(self._view, rect), MAX_FRAME_SCALE))
+
+    def zoom(self, factor: float) -> None:
+        """Zoom by ``factor`` around the centre of the view, within the allowed range (the learner's zoom)."""
+        factor = min(max(factor, MIN_SCALE / self.scale()), MAX_SCALE / self.scale())
+        self._view.scale(factor, factor)
+        self.user_view = True
+        self.update_detail()
+
+    def scale(self) -> float:
+        """The view's zoom factor."""
+        return self._view.transform().m11()
+
+    def update_detail(self) -> None:
+        """Show text only when it is large enough to read; hidden text costs nothing to paint."""
+        layer = self._scene.text_layer
+        visible = self.scale() >= TEXT_MIN_SCALE
+        if layer.isVisible() != visible:
+            layer.setVisible(visible)
+
+    def _zoom_on(self, rect: QRectF, scale: float) -> None:
+        zoom_on(self._view, rect, scale)
+        self.update_detail()
+
+    def _shows_a_node(self) -> bool:
+        drawn = self._scene.drawn
+        return any(item.data(0) in drawn for item in self._scene.items(visible_rect(self._view)))

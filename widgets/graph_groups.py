@@ -211,10 +211,6 @@ class OriginGroups:
             if self._level[box_id] == 0:
                 self._outer |= box.rect()
 
-    def boxes_of(self, node_id: int) -> list[OriginBox]:
-        """The boxes a node is in, its line execution's first."""
-        return self._of.get(node_id, [])
-
     def collapsed_box(self, node_id: int) -> OriginBox | None:
         """The outermost collapsed box hiding the node, or None when it is shown."""
         boxes = [box for box in self._of.get(node_id, ()) if box.collapsed]

@@ -1,9 +1,9 @@
-"""What the autograd graph is drawn with: the palette, pens, a drawn node's items, edge chunks and origin boxes."""
+"""What the autograd graph is drawn with: its geometry, palette and pens, a drawn node's items, edge chunks and
+origin boxes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
@@ -18,6 +18,16 @@ from PySide6.QtWidgets import (
 
 from app.i18n import tr
 
+#: Scene units between the centres of neighbouring columns and ranks.
+COLUMN_PITCH = 210.0
+RANK_PITCH = 72.0
+#: Box sizes; the widest box leaves a gutter of at least 30 units for lanes.
+NODE_HEIGHT = 26.0
+LEAF_HEIGHT = 38.0
+MIN_NODE_WIDTH = 96.0
+MAX_NODE_WIDTH = 180.0
+#: Node text is this many scene units tall (so the screen, PNG and SVG agree on text sizes).
+FONT_PIXELS = 12
 #: Below this zoom factor edge labels are not drawn (level of detail).
 EDGE_LABEL_MIN_SCALE = 0.65
 
@@ -50,9 +60,9 @@ def make_pen(color: str, width: float = 1.0, cosmetic: bool = False, style: Qt.P
 
 @dataclass(eq=False)
 class DrawnNode:
-    """The items drawing one node; ``node`` is the latest dict the engine sent for it."""
+    """The items drawing one node (its data is the graph model's); ``names`` are the variables its tag shows."""
 
-    node: dict[str, Any]
+    node_id: int
     box: QGraphicsRectItem | QGraphicsPathItem
     width: float
     height: float
@@ -60,6 +70,11 @@ class DrawnNode:
     texts: list[QGraphicsSimpleTextItem] = field(default_factory=list)
     tag: QGraphicsPathItem | None = None
     freed_mark: QGraphicsPathItem | None = None
+    names: list[str] = field(default_factory=list)
+
+    def items(self) -> list[QGraphicsItem]:
+        """Every item drawing the node: its box, texts, tag and freed mark."""
+        return [self.box, *self.texts] + [item for item in (self.tag, self.freed_mark) if item is not None]
 
 
 class EdgeChunk(QGraphicsRectItem):
@@ -153,12 +168,6 @@ class OriginBox(QGraphicsRectItem):
         left, top = rect.left() + BOX_HEADER + 2, rect.top() + (BOX_HEADER - text.height()) / 2
         self.caption.setRect(left, top, min(text.width() + 4, max(rect.width() - BOX_HEADER - 4, 0)), text.height())
         self._caption_text.setPos(left + 2, top)
-
-    def shift_caption(self, dx: float) -> None:
-        """Move the label ``dx`` to the right (past another box's label on the same header)."""
-        if dx > 0:
-            self.caption.setRect(self.caption.rect().translated(dx, 0))
-            self._caption_text.moveBy(dx, 0)
 
     def title(self) -> str:
         """The label, with the number of nodes it hides when collapsed."""

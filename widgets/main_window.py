@@ -182,7 +182,7 @@ class MainWindow(QMainWindow):
         self.console = ConsoleView(settings.get("console/max_lines"), self)
         self.stack_view = CallStackView(self)
         self.watch_view = WatchView(self)
-        self.graph_view = GraphView(self)
+        self.graph_view = GraphView(self.graph_model, self)
         self.node_list = NodeList(self.graph_model, self)
         self.backward_panel = BackwardPanel(self.graph_model, self, self.progress,
                                             lambda: self.path.stem if self.path else None)
@@ -217,14 +217,7 @@ class MainWindow(QMainWindow):
         for view in (self.code_view, self.stack_view, self.notes_view, self.console, self.backward_panel.form):
             self.shown.changed.connect(view.show_step)
         self.shown.changed.connect(self._on_shown_changed)
-        self.graph_model.replaced.connect(self._on_graph_model_replaced)
-        self.graph_model.active_changed.connect(self.graph_view.set_active_node)
-        self.graph_model.changed.connect(self._on_graph_model_changed)
-        self.graph_view.node_selected.connect(self.graph_model.select)
-        self.graph_model.selected_changed.connect(self._on_graph_model_selected_changed)
-        self.node_list.details_requested.connect(self._on_graph_model_selected_changed)
-        self.graph_model.leaves_waiting.connect(
-            lambda: self.graph_view.set_waiting_leaves(self.graph_model.waiting_leaves, self.graph_model.in_backward))
+        self.node_list.details_requested.connect(lambda _node: self.window_layout.go_to("graph"))
         self.code_view.breakpoints_changed.connect(self._on_code_view_breakpoints_changed)
         self.code_view.source_edited.connect(self._on_code_view_source_edited)
         self.lesson_browser.lesson_activated.connect(self._on_lesson_browser_lesson_activated)
@@ -453,19 +446,6 @@ class MainWindow(QMainWindow):
         self._refresh_inspector()
         self._update_actions()
 
-    def _on_graph_model_replaced(self) -> None:
-        model = self.graph_model
-        graph = {"nodes": list(model.nodes.values()), "edges": [list(edge) for edge in model.edges()],
-                 "roots": model.roots, "leaves": model.leaves}
-        self.graph_view.set_graph(graph, new=model.new)
-
-    def _on_graph_model_selected_changed(self, node_id: int | None) -> None:
-        if node_id is not None:
-            self.graph_view.select_node(node_id)
-
-    def _on_graph_model_changed(self, diff: dict[str, Any]) -> None:
-        self.graph_view.apply_diff(diff)  # also when nothing changed: the last step's nodes are no longer new
-
     def _on_prediction_judged(self, verdict: str) -> None:
         self._show_progress()
         self.status.announce(verdict, assertive=True)
@@ -575,7 +555,7 @@ class MainWindow(QMainWindow):
         self.graph_view.highlight_origin_at(line, column, self.code_view.path())
 
     def _on_variables_view_variable_hovered(self, name: str) -> None:
-        self.graph_view.highlight_variable(name or None)
+        self.graph_model.highlight_variable(name or None)
 
     def _on_console_evaluate_requested(self, expression: str) -> None:
         def show(result: dict[str, Any]) -> None:

@@ -24,14 +24,13 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLineEd
 from app.graph_model import GraphModel
 from app.i18n import N_, join_words, tr
 from widgets.graph_details import unknown_origin, unknown_origin_text
+from widgets.graph_view import WALKS  # Alt + the keys that walk the drawing
 from widgets.translated_texts import TranslatedTexts
 
 #: The columns (English msgids; ``requires_grad`` is PyTorch's own name, the same in every language).
 COLUMNS = (N_("Node"), N_("Made by"), "requires_grad", N_("Leaf"), N_("Saves"), N_("Inputs"))
 NEW_ROLE = Qt.ItemDataRole.UserRole + 1
 ID_ROLE = Qt.ItemDataRole.UserRole
-#: Alt + arrow → the way :meth:`GraphModel.step_from` walks.
-WALKS = {Qt.Key.Key_Down: "input", Qt.Key.Key_Up: "consumer", Qt.Key.Key_Right: "next", Qt.Key.Key_Left: "previous"}
 
 
 def node_label(model: GraphModel, node_id: int) -> str:

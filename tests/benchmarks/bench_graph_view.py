@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication, QGraphicsView  # noqa: E402
 from test_graph_layout import rnn_graph  # noqa: E402
 
 from app.graph_layout import LayeredLayout  # noqa: E402
+from app.graph_model import GraphModel  # noqa: E402
 from widgets.graph_view import GraphView  # noqa: E402
 
 WHOLE_BUDGET = 1.0
@@ -51,7 +52,7 @@ def networkx_seconds(graph: dict) -> float | None:
 
 
 def new_view() -> GraphView:
-    view = GraphView()
+    view = GraphView(GraphModel())
     view.resize(1000, 800)
     view.show()
     QApplication.processEvents()
@@ -71,7 +72,7 @@ def whole(steps: int, variant: str) -> float:
     layout = time.perf_counter() - start
     view = new_view()
     start = time.perf_counter()
-    view.set_graph(graph)
+    view.model.set_graph(graph)
     built = time.perf_counter() - start
     view.grab()
     drawn = time.perf_counter() - start
@@ -92,12 +93,12 @@ def per_step(steps: int, variant: str) -> list[float]:
     _, diffs = VARIANTS[variant](steps)
     gc.freeze()
     view = new_view()
-    view.set_graph({"nodes": [], "edges": [], "roots": {}})
+    view.model.set_graph({"nodes": [], "edges": [], "roots": {}})
     viewport = view.findChild(QGraphicsView, "graph_canvas").viewport()
     times = []
     for diff in diffs:
         start = time.perf_counter()
-        view.apply_diff(diff)
+        view.model.apply_diff(diff)
         viewport.repaint()
         times.append(time.perf_counter() - start)
     view.close()
