@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QStyle, QTabBar, QToolBar, QToolButton
+from PySide6.QtWidgets import QLabel, QStyle, QTabBar, QToolBar, QToolButton
 from test_main_window import click_lesson
 
 from app.lesson_format import list_lessons
@@ -169,8 +169,15 @@ def assert_grad_columns_in_sight(window: MainWindow) -> None:
 
 
 def in_sight(widget, scroll) -> bool:
-    """Whether ``widget`` lies wholly inside the scroll area's viewport (nothing to scroll to see it)."""
-    rect = QRect(widget.mapTo(scroll.viewport(), widget.rect().topLeft()), widget.size())
+    """Whether ``widget`` lies wholly inside the scroll area's viewport (nothing to scroll to see it).
+
+    A label counts as far as its text reaches: the empty end of a stretched label is not cut text.
+    """
+    size = widget.size()
+    if isinstance(widget, QLabel):
+        size.setWidth(min(size.width(), widget.fontMetrics().boundingRect(
+            widget.rect(), int(widget.alignment()) | Qt.TextFlag.TextWordWrap, widget.text()).width()))
+    rect = QRect(widget.mapTo(scroll.viewport(), widget.rect().topLeft()), size)
     return widget.isVisible() and scroll.viewport().rect().contains(rect)
 
 

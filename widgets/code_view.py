@@ -350,14 +350,12 @@ class CodeView(QPlainTextEdit):
             # Once more when the window has settled: an opened notes cell or a bar shown over the code
             # (a prediction) changes the layout after this call.
             self._reveal_due = True
-            QTimer.singleShot(0, self._reveal_when_due)
+            QTimer.singleShot(0, self, lambda: self._reveal_current(only_if_due=True))
 
-    def _reveal_when_due(self) -> None:
-        if self._reveal_due:
-            self._reveal_due = False
-            self._reveal_current()
-
-    def _reveal_current(self) -> None:
+    def _reveal_current(self, only_if_due: bool = False) -> None:
+        if only_if_due and not self._reveal_due:
+            return  # the learner looked at another line meanwhile
+        self._reveal_due = False
         if self._current:
             self._reveal(self._current[0])
         self._reveal_operation()

@@ -21,8 +21,8 @@ def apply_text_size(percent: int) -> float:
     global _base
     app = QApplication.instance()
     scale = percent / 100
-    if app is None:
-        return scale
+    if app is None or (_base is None and percent == 100):
+        return scale  # nothing scaled yet: the platform's font stays as it is
     if _base is None:
         _base = QFont(app.font())
     font = QFont(_base)

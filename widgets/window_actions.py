@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMessageBox, QStyle, QToolBar, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox, QStyle, QToolBar, QWidget
 
 from app.i18n import N_, tr
 from widgets.text_size import SIZES
@@ -134,7 +134,25 @@ def build_menus(window: QMainWindow) -> None:
     run_menu.addSeparator()
     run_menu.addAction(window.act_ask_predictions)
     run_menu.addAction(window.act_toggle_bp)
-    window.view_menu = window.menus["view"] = bar.addMenu("")
+    _build_view_menu(window, bar.addMenu(""))
+    help_menu = window.menus["help"] = bar.addMenu("")
+    window.menu_actions["about"] = help_menu.addAction("", lambda: show_about(window))
+    window.toolbar = toolbar = QToolBar(window)
+    toolbar.setObjectName("run_toolbar")
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+    for action in window.run_actions:
+        if action is not window.act_run_to_end:
+            toolbar.addAction(action)
+    toolbar.addSeparator()
+    toolbar.addAction(window.act_step_back)
+    toolbar.addAction(window.act_run_to_end)  # last: the first button steps, this one skips the lesson
+    window.addToolBar(toolbar)
+    retranslate_menus(window)
+
+
+def _build_view_menu(window: QMainWindow, menu: QMenu) -> None:
+    """View: each dock's toggle, the language, the notes' folding, the layout, the text size, Go To Panel."""
+    window.view_menu = window.menus["view"] = menu
     for dock in window.docks.values():
         window.view_menu.addAction(dock.toggleViewAction())
     window.view_menu.addSeparator()
@@ -161,19 +179,7 @@ def build_menus(window: QMainWindow) -> None:
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         window.go_to_actions[name] = action
-    help_menu = window.menus["help"] = bar.addMenu("")
-    window.menu_actions["about"] = help_menu.addAction("", lambda: show_about(window))
-    window.toolbar = toolbar = QToolBar(window)
-    toolbar.setObjectName("run_toolbar")
-    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    for action in window.run_actions:
-        if action is not window.act_run_to_end:
-            toolbar.addAction(action)
-    toolbar.addSeparator()
-    toolbar.addAction(window.act_step_back)
-    toolbar.addAction(window.act_run_to_end)  # last: the first button steps, this one skips the lesson
-    window.addToolBar(toolbar)
-    retranslate_menus(window)
+
 
 def retranslate_menus(window: QMainWindow) -> None:
     """Set the menus' and the toolbar's own texts again, in the current language."""
