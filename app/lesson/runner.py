@@ -12,17 +12,14 @@ from __future__ import annotations
 import atexit
 import builtins
 import faulthandler
-import fcntl
 import gc
 import io
 import linecache
 import os
 import queue
-import resource
 import signal
 import stat
 import sys
-import termios
 import threading
 import time
 import traceback
@@ -46,14 +43,17 @@ from app.lesson.predictions import judge, passed, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
-from app.process_tree import become_subreaper, end_descendants
+from app.process_os import current as os_part
+from app.process_tree import end_descendants
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
 
 #: The signal number the command reader hands to ``_thread.interrupt_main``: a real-time
-#: signal no lesson plausibly touches, so a lesson's own SIGUSR1 handling stays its own.
-_INTERRUPT = signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN") else getattr(signal, "SIGUSR2", signal.SIGINT)
+#: signal no lesson plausibly touches, so a lesson's own SIGUSR1 handling stays its own (SIGUSR2 where there
+#: are none, SIGBREAK on Windows, whose process group is its own: Ctrl+Break never reaches it).
+_INTERRUPT = (signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN")
+              else getattr(signal, "SIGUSR2", getattr(signal, "SIGBREAK", signal.SIGINT)))
 #: How long a pause may take to land before the app hears that the lesson is inside a long call.
 PAUSE_LANDING_SECONDS = 0.3
 
@@ -108,23 +108,6 @@ def _channel_lost() -> None:
     os._exit(m.CHANNEL_LOST_EXIT)
 
 
-def _out_of_reach(fd: int) -> int:
-    """``fd`` moved to a number far above those a lesson opens or closes by range (``for fd in range(3, 21)``).
-
-    The lowest number at or above ``limit - 64`` that is free, below a soft limit of at most
-    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256; where none is free, ``fd``
-    stays where it is.
-    """
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
-    try:
-        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, limit - 64))
-    except OSError:
-        return fd
-    os.close(fd)
-    return moved
-
-
 class LessonStream(io.TextIOWrapper):
     """``sys.stdout`` / ``sys.stderr`` of the lesson: a real text file on fd 1 or fd 2.
 
@@ -177,16 +160,15 @@ TEXT_WAIT_SECONDS = 0.5
 
 
 def _unread(fd: int) -> int:
-    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more).
+    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more, or
+    where the OS cannot tell: text may then be shown a step after a recorded pause it came before).
 
     Asked at every recorded pause, so the common answer costs one system call: only a count
     above 0 is checked to come from a pipe (a file the lesson put on ``fd`` counts its bytes
     left to read, which no one will).
     """
-    waiting = bytearray(4)
+    count = os_part().unread(fd)
     try:
-        fcntl.ioctl(fd, termios.FIONREAD, waiting)
-        count = int.from_bytes(waiting, sys.byteorder)
         return count if count and stat.S_ISFIFO(os.fstat(fd).st_mode) else 0
     except OSError:
         return 0
@@ -247,7 +229,8 @@ class LessonRunner:
             name.removeprefix("_cmd_"): getattr(self, name) for name in dir(self) if name.startswith("_cmd_")
         }
         threading.Thread(target=self._read_commands, name="gradstep-commands", daemon=True).start()
-        os.register_at_fork(after_in_child=self._after_fork_in_child)
+        if hasattr(os, "register_at_fork"):  # POSIX only
+            os.register_at_fork(after_in_child=self._after_fork_in_child)
 
     def _after_fork_in_child(self) -> None:
         """The lesson called ``os.fork()``: the child runs on untraced, as in plain Python.
@@ -816,19 +799,20 @@ def value_fingerprint(summary: dict[str, Any]) -> Any:
 
 def _open_channel() -> Channel:
     """Take stdin for the app's messages and the pipe the app passed for ours; the lesson reads /dev/null."""
-    inbound = os.fdopen(_out_of_reach(os.dup(0)), "rb", buffering=0)
+    layer = os_part()
+    outbound_fd = layer.out_of_reach(layer.open_channel(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
+    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
+    inbound = os.fdopen(layer.out_of_reach(os.dup(0)), "rb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    outbound_fd = _out_of_reach(int(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
-    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
     return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))
 
 
 def main() -> None:
     """Entry point of the lesson process."""
     channel = _open_channel()
-    become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_tree)
+    os_part().become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_posix)
     sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
     sys.stderr = sys.__stderr__ = lesson_stream(2, "<stderr>", "backslashreplace")
     faulthandler.enable(file=sys.__stderr__)
