@@ -6,12 +6,14 @@ Two kinds of each, by what the OS can do with a pipe (:attr:`~app.process_portab
   app reads what is there when it is there, and counts the channel's bytes still in the pipe;
 - elsewhere (Windows, or the portable path forced), a pump thread per pipe reads with
   blocking reads into a buffer of the app's own, so that the channel's bytes are counted as
-  soon as they leave the pipe. :meth:`PumpedOutput.settle` then stands in for draining a
-  pipe without waiting: a short wait until its pump has read everything already written.
+  soon as they leave the pipe. Draining fd 1 or fd 2 without waiting is then a fence
+  (:meth:`PumpedOutput.fence`): the app keeps a write end of each output pipe, writes a
+  random token into it, and waits until its pump has read up to the token; a pipe keeps its
+  order, so all the lesson wrote before has been read by then.
 
 :class:`~app.lesson_process.LessonProcess` uses them through the same calls:
 ``read``/``written``/``consumed``/``close`` for a channel, and
-``wait``/``pending``/``settle``/``closed``/``close`` for an output pipe.
+``wait``/``pending``/``fence``/``release``/``closed``/``close`` for an output pipe.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import codecs
 import os
 import select
 import threading
-import time
 from typing import Any
 
 from app.process_os import current
@@ -30,20 +31,13 @@ CHUNK_BYTES = 65536
 #: How far a pumped channel reads ahead of the messages the app has taken: the lesson's lead
 #: stays bounded, as a pipe's own capacity bounds it elsewhere.
 PUMP_AHEAD_BYTES = 4 << 20
-#: How long an output pump must sit in a read, with nothing new, for its pipe to count as empty.
-SETTLE_QUIET_SECONDS = 0.001
-#: The longest :meth:`PumpedOutput.settle` waits (a subprocess that never stops printing).
-SETTLE_LIMIT_SECONDS = 0.05
+#: The longest :meth:`PumpedOutput.fence` waits for its token (the pump is held up delivering text).
+FENCE_SECONDS = 1.0
 
 
 def open_channel(fd: int) -> Channel | PumpedChannel:
     """The app's end of the message pipe ``fd``, as this OS reads it."""
     return Channel(fd) if current().selectable_pipes else PumpedChannel(fd)
-
-
-def open_output(name: str, stream: Any) -> OutputPipe | PumpedOutput:
-    """The app's end of the lesson's fd 1 or fd 2 (``stream``, named ``name``), as this OS reads it."""
-    return OutputPipe(name, stream) if current().selectable_pipes else PumpedOutput(name, stream)
 
 
 class Channel:
@@ -152,8 +146,11 @@ class OutputPipe:
         """Return once there is something to read (or the pipe has ended)."""
         select.select([self.fd], [], [])
 
-    def settle(self) -> None:
+    def fence(self) -> None:
         """Nothing to wait for: :meth:`pending` reads all that is in the pipe."""
+
+    def release(self) -> None:
+        """Nothing to release: the app holds no write end."""
 
     def close(self) -> None:
         """Release the fd once the pipe has ended."""
@@ -178,49 +175,72 @@ class OutputPipe:
 
 
 class PumpedOutput:
-    """The lesson's fd 1 or fd 2, read by blocking reads (:meth:`wait`, on the reader's thread), decoded as UTF-8."""
+    """The lesson's fd 1 or fd 2, read by blocking reads (:meth:`wait`, on the reader's thread), decoded as UTF-8.
 
-    def __init__(self, name: str, stream: Any) -> None:
+    ``fd`` is the read end and ``writer`` a write end the app keeps for :meth:`fence`, until
+    :meth:`release` (the pipe ends only once both the lesson's and the app's write ends are closed).
+    """
+
+    def __init__(self, name: str, fd: int, writer: int) -> None:
         self.name = name
-        self.fd = stream.fileno()
-        self._stream = stream
+        self.fd = fd
+        self._writer: int | None = writer
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.closed = False
         self._chunks: list[bytes] = []
         self._lock = threading.Lock()
-        self._reading = False  # the pump sits in a read
-        self._reads = 0  # reads returned so far
+        self._token = os.urandom(16)
+        self._owed = 0  # tokens written and not read yet: the pump looks for them
+        self._carry = b""  # what may be the start of the token, held back until the next read
+        self._fenced = threading.Event()
 
     def wait(self) -> None:
         """Read what comes next (blocking), to be taken by :meth:`pending`."""
-        self._reading = True
         try:
             chunk = os.read(self.fd, CHUNK_BYTES)
         except OSError:
             chunk = b""
         with self._lock:
-            self._reading = False
-            self._reads += 1
-            self._chunks.append(chunk)
+            data, self._carry = self._carry + chunk, b""
+            found = False
+            while self._owed and self._token in data:
+                data = data.replace(self._token, b"", 1)
+                self._owed -= 1
+                found = True
+            if self._owed and chunk:
+                self._carry = _token_start(data, self._token)
+                data = data[:len(data) - len(self._carry)]
+            if data:
+                self._chunks.append(data)
+            if not chunk:
+                self._chunks.append(b"")  # the end
+        if found or not chunk:
+            self._fenced.set()
 
-    def settle(self) -> None:
-        """Wait (at most :data:`SETTLE_LIMIT_SECONDS`) until the pump has read all that was written before now:
-        it sits in a read and has read nothing more for :data:`SETTLE_QUIET_SECONDS` (the lesson waits, so
-        its text is in the pipe already, and a read of it returns at once)."""
-        deadline = time.monotonic() + SETTLE_LIMIT_SECONDS
-        reads = self._reads
-        while not self.closed and time.monotonic() < deadline:
-            time.sleep(SETTLE_QUIET_SECONDS)
+    def fence(self) -> None:
+        """Return once the pump has read all that was written to the pipe before now (at most
+        :data:`FENCE_SECONDS`); at once when the pipe has ended or is released."""
+        if self.closed or self._writer is None:
+            return
+        self._fenced.clear()
+        with self._lock:
+            self._owed += 1
+        try:
+            os.write(self._writer, self._token)  # shorter than PIPE_BUF: no other write splits it
+        except OSError:
             with self._lock:
-                if (self._reading or self._ended()) and self._reads == reads:
-                    return
-                reads = self._reads
+                self._owed -= 1
+            return
+        self._fenced.wait(FENCE_SECONDS)
 
-    def _ended(self) -> bool:
-        return bool(self._chunks) and not self._chunks[-1]
+    def release(self) -> None:
+        """Close the app's write end: the lesson is over, and the pipe ends once what it started closes it too."""
+        if self._writer is not None:
+            os.close(self._writer)
+            self._writer = None
 
     def close(self) -> None:
-        self._stream.close()
+        os.close(self.fd)
 
     def pending(self) -> list[str]:
         """The text read so far and not yet taken; marks the pipe closed at its end."""
@@ -234,3 +254,11 @@ class PumpedOutput:
                 break
             parts.append(self._decoder.decode(chunk))
         return [part for part in parts if part]
+
+
+def _token_start(data: bytes, token: bytes) -> bytes:
+    """The longest end of ``data`` that begins ``token`` (the rest of it may come with the next read)."""
+    for size in range(min(len(token) - 1, len(data)), 0, -1):
+        if token.startswith(data[-size:]):
+            return data[-size:]
+    return b""

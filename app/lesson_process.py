@@ -29,7 +29,7 @@ from typing import Any
 
 from app import messages as m
 from app.i18n import N_
-from app.lesson_pipes import OutputPipe, PumpedOutput, open_channel, open_output
+from app.lesson_pipes import OutputPipe, PumpedOutput, open_channel
 from app.lesson_spawner import spawn
 from app.process_os import current
 
@@ -87,8 +87,12 @@ class LessonProcess:
         self.torch_version: str | None = None
         self._send_lock = threading.Lock()
         channel_read, channel_write = os.pipe()
+        # Where the OS cannot drain a pipe without waiting, the app makes the output pipes and keeps their
+        # write ends, for the fences that stand in (app.lesson_pipes).
+        outputs = None if current().selectable_pipes else (os.pipe(), os.pipe())
         try:
-            self.process = spawn(env, str(ROOT), channel_write, forked)
+            self.process = spawn(env, str(ROOT), channel_write, forked,
+                                 outputs and (outputs[0][1], outputs[1][1]))
         finally:
             os.close(channel_write)
         self._tree = current().tree(self.process)
@@ -97,7 +101,9 @@ class LessonProcess:
         self._output_lock = threading.Lock()
         self._delivered = 0  # bytes of the channel whose messages were delivered
         self._held: list[tuple[int, str, str]] = []  # (channel bytes to deliver first, stream, text)
-        self._outputs = [open_output("stdout", self.process.stdout), open_output("stderr", self.process.stderr)]
+        self._outputs: list[OutputPipe | PumpedOutput] = (
+            [OutputPipe("stdout", self.process.stdout), OutputPipe("stderr", self.process.stderr)] if outputs is None
+            else [PumpedOutput("stdout", *outputs[0]), PumpedOutput("stderr", *outputs[1])])
         self._events = threading.Thread(target=self._read_events, name="lesson-events", daemon=True)
         self._readers = [threading.Thread(target=self._read_output, args=(pipe,), name=f"lesson-{pipe.name}",
                                           daemon=True) for pipe in self._outputs]
@@ -148,8 +154,7 @@ class LessonProcess:
             except m.MalformedMessage as exc:  # the channel can no longer be trusted: end the run
                 self.kill()
                 code = self.process.wait()
-                for reader in self._readers:
-                    reader.join(DRAIN_SECONDS)
+                self._drain_outputs()
                 self._on_message(self, m.Ended("crashed", error=malformed_error(exc), exit_code=code,
                                         signal=signal_name(code)))
                 return
@@ -161,7 +166,7 @@ class LessonProcess:
             waits = _waits_after(message)
             if waits:
                 for pipe in self._outputs:
-                    pipe.settle()
+                    pipe.fence()
             with self._output_lock:
                 if waits:  # all the text read so far, and in the pipes now, came before it
                     self._release(everything=True)
@@ -182,13 +187,19 @@ class LessonProcess:
             self.kill()
             code = m.CHANNEL_LOST_EXIT
         self.kill_group()  # the lesson process is gone: nothing it started may outlive it
-        for reader in self._readers:
-            reader.join(DRAIN_SECONDS)
+        self._drain_outputs()
         if code == m.CHANNEL_LOST_EXIT:
             lost = m.engine_error("ChannelLost", CHANNEL_LOST)
             self._on_message(self, m.Ended("crashed", error=lost, exit_code=code))
             return
         self._on_message(self, code)
+
+    def _drain_outputs(self) -> None:
+        """Once the lesson process is gone: let its output readers finish (a bounded wait)."""
+        for pipe in self._outputs:
+            pipe.release()
+        for reader in self._readers:
+            reader.join(DRAIN_SECONDS)
 
     def _read_output(self, pipe: OutputPipe | PumpedOutput) -> None:
         while not pipe.closed:

@@ -176,8 +176,12 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> subprocess.Popen | ForkedProcess:
+def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True,
+          outputs: tuple[int, int] | None = None) -> subprocess.Popen | ForkedProcess:
     """A lesson process (``python -X utf8 -m app.lesson.runner`` or its fork) with pipes for fd 0, 1 and 2.
+
+    ``outputs``: the write ends to give a fresh interpreter as fd 1 and fd 2 (the caller reads the
+    pipes); without them it gets pipes of its own, read through the process's ``stdout`` and ``stderr``.
 
     ``channel`` is the write end of its message pipe, named to it by its environment's
     :data:`~app.messages.CHANNEL_FD_VARIABLE` in a fresh interpreter (a forked child is told its own number).
@@ -186,7 +190,7 @@ def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> s
     """
     global _server
     layer = current()
-    if forked and layer.fork_server:
+    if forked and layer.fork_server and outputs is None:
         with _server_lock:
             if _server is None or (_server.gone and _server.process.poll() is not None):
                 _server = _Server([sys.executable, "-X", "utf8", "-m", "app.lesson.zygote"], env, cwd)
@@ -196,5 +200,6 @@ def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> s
             return child
     with layer.hand_over(channel) as (name, options):
         return subprocess.Popen([sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.PIPE, stdout=outputs[0] if outputs else subprocess.PIPE,
+                                stderr=outputs[1] if outputs else subprocess.PIPE,
                                 cwd=cwd, env={**env, CHANNEL_FD_VARIABLE: name}, **options)
