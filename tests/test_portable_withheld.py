@@ -17,6 +17,9 @@ from conftest import warm_session
 
 from app.trace import trace_records
 
+#: The withholding is Linux's modules and calls taken away (on Windows they are simply not there).
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="simulates Windows on Linux")
+
 ROOT = Path(__file__).resolve().parent.parent
 WITHHELD = ROOT / "tests" / "windows_like"
 #: How long one withheld run may take (each starts interpreters that import torch, one per lesson for the traces).
