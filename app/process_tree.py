@@ -61,11 +61,3 @@ def suspend(pid: int) -> bool:
         return False
     return True
 
-
-def resume(pid: int) -> bool:
-    """Let a process stopped by :func:`suspend` go on; False when it has ended."""
-    try:
-        psutil.Process(pid).resume()
-    except psutil.Error:
-        return False
-    return True
