@@ -100,6 +100,7 @@ class LessonProcess:
         # One lock orders the text of fd 1 and fd 2 against the messages (see the module's docstring).
         self._output_lock = threading.Lock()
         self._delivered = 0  # bytes of the channel whose messages were delivered
+        self._heard = 0  # bytes of the channel's whole messages read
         self._held: list[tuple[int, str, str]] = []  # (channel bytes to deliver first, stream, text)
         self._outputs: list[OutputPipe | PumpedOutput] = (
             [OutputPipe("stdout", self.process.stdout), OutputPipe("stderr", self.process.stderr)] if outputs is None
@@ -143,14 +144,16 @@ class LessonProcess:
         return self._channel.written()
 
     def bytes_heard(self) -> int:
-        """How many bytes of messages the app has read whole so far (a frame cut short is not)."""
-        return self._channel.consumed
+        """How many bytes of messages the app has read whole so far (a frame cut short, or still
+        coming, is not: its first bytes may have been on their way before a request)."""
+        return self._heard
 
     def _read_events(self) -> None:
         stream = self._channel
         while True:
             try:
                 message = m.read_message(stream)
+                self._heard = self._channel.consumed
             except m.MalformedMessage as exc:  # the channel can no longer be trusted: end the run
                 self.kill()
                 code = self.process.wait()
