@@ -1,5 +1,9 @@
 """Starts lesson processes: on Linux forked from a server that has imported torch once, elsewhere as fresh interpreters.
 
+How a fresh interpreter gets its channel, and whether there is a server, is the OS part's
+(:mod:`app.process_os`); where there is none, the warm spare a session keeps is a fresh
+interpreter that has already imported torch.
+
 :func:`spawn` gives a :class:`subprocess.Popen`, or on Linux, once the server
 (``app/lesson/zygote.py``) is ready, a :class:`ForkedProcess` that answers the same calls
 (``pid``, ``stdin``, ``stdout``, ``stderr``, ``poll``, ``wait``, ``kill``), so
@@ -27,6 +31,7 @@ import threading
 from typing import Any
 
 from app.messages import CHANNEL_FD_VARIABLE, SERVER_FD_VARIABLE
+from app.process_os import current
 
 #: How long a spawn waits for the server's answer before it starts a fresh interpreter instead.
 ANSWER_SECONDS = 10.0
@@ -171,16 +176,21 @@ _server: _Server | None = None
 _server_lock = threading.Lock()
 
 
-def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> subprocess.Popen | ForkedProcess:
+def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True,
+          outputs: tuple[int, int] | None = None) -> subprocess.Popen | ForkedProcess:
     """A lesson process (``python -X utf8 -m app.lesson.runner`` or its fork) with pipes for fd 0, 1 and 2.
 
-    ``channel`` is the write end of its message pipe, named to it by ``env``'s
+    ``outputs``: the write ends to give a fresh interpreter as fd 1 and fd 2 (the caller reads the
+    pipes); without them it gets pipes of its own, read through the process's ``stdout`` and ``stderr``.
+
+    ``channel`` is the write end of its message pipe, named to it by its environment's
     :data:`~app.messages.CHANNEL_FD_VARIABLE` in a fresh interpreter (a forked child is told its own number).
     Without ``forked`` it is a fresh interpreter and no server is started (a one-shot command's
     server would import torch beside the lesson for nothing).
     """
     global _server
-    if forked and sys.platform.startswith("linux"):
+    layer = current()
+    if forked and layer.fork_server and outputs is None:
         with _server_lock:
             if _server is None or (_server.gone and _server.process.poll() is not None):
                 _server = _Server([sys.executable, "-X", "utf8", "-m", "app.lesson.zygote"], env, cwd)
@@ -188,8 +198,8 @@ def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True) -> s
             server = _server
         if (child := server.spawn(env, cwd, channel)) is not None:
             return child
-    return subprocess.Popen(
-        [sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=cwd, env=env, start_new_session=(os.name == "posix"), pass_fds=(channel,),
-    )
+    with layer.hand_over(channel) as (name, options):
+        return subprocess.Popen([sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
+                                stdin=subprocess.PIPE, stdout=outputs[0] if outputs else subprocess.PIPE,
+                                stderr=outputs[1] if outputs else subprocess.PIPE,
+                                cwd=cwd, env={**env, CHANNEL_FD_VARIABLE: name}, **options)

@@ -8,7 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: The modules both processes import: the vocabulary on the wire and what it is made of.
 SHARED = {"app", "app.messages", "app.pause_delta", "app.code_lines", "app.gc_pause", "app.graph_format", "app.i18n",
-          "app.process_tree", "app.value_fingerprint"}
+          "app.process_tree", "app.value_fingerprint", "app.process_os", "app.process_portable", "app.process_posix",
+          "app.process_windows"}
 QT = ("PySide6", "pyqtgraph", "shiboken6")
 
 

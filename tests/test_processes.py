@@ -12,6 +12,7 @@ import pytest
 from conftest import line_of
 
 from app import messages as m
+from app.process_os import current
 from app.session import Session
 from app.trace import trace_records
 
@@ -81,6 +82,15 @@ DETACHED = {
 
 STARTED = {**CHILDREN, **DETACHED}
 
+#: A double fork's orphan is re-parented away from the lesson: only a subreaper (Linux) or a Job Object
+#: (Windows) still reaches it, and the portable part has neither.
+ORPHAN_UNREACHED = pytest.mark.skipif(current().name == "portable", reason="no subreaper or Job Object")
+
+
+def kinds(table: dict[str, str]) -> list:
+    """The names of ``table``'s lessons as test parameters, the double fork's marked :data:`ORPHAN_UNREACHED`."""
+    return [pytest.param(kind, marks=ORPHAN_UNREACHED) if kind == "double-fork" else kind for kind in table]
+
 
 def gone(pid: int) -> bool:
     """Whether ``pid`` no longer runs (a zombie waiting for a reaper counts as gone)."""
@@ -112,14 +122,14 @@ def children_at_pause(session, events, path: str) -> list[int]:
     return pids
 
 
-@pytest.mark.parametrize("kind", STARTED)
+@pytest.mark.parametrize("kind", kinds(STARTED))
 def test_stop_ends_every_process_the_lesson_started(session, events, lesson, kind):
     pids = children_at_pause(session, events, lesson(STARTED[kind]))
     session.stop()
     assert gone_within(pids, 1.0)
 
 
-@pytest.mark.parametrize("kind", STARTED)
+@pytest.mark.parametrize("kind", kinds(STARTED))
 def test_closing_ends_every_process_the_lesson_started(session, events, lesson, kind):
     pids = children_at_pause(session, events, lesson(STARTED[kind]))
     session.close()
@@ -137,7 +147,7 @@ def test_the_end_of_a_run_ends_the_processes_it_started(session, events, lesson)
     assert gone_within([int(events.output("stdout"))], 1.0)
 
 
-@pytest.mark.parametrize("kind", DETACHED)
+@pytest.mark.parametrize("kind", kinds(DETACHED))
 def test_the_end_of_a_run_ends_what_the_lesson_started_however_it_detached(session, events, lesson, kind):
     session.start(lesson(DETACHED[kind]), stop_on_entry=False)
     assert events.end().status == "ok"

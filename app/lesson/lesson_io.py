@@ -8,18 +8,15 @@ text printed before it, so a print is shown at the step it was printed at.
 
 from __future__ import annotations
 
-import fcntl
 import io
 import os
-import resource
 import stat
-import sys
-import termios
 import threading
 import time
 from typing import Any, BinaryIO
 
 from app import messages as m
+from app.process_os import current as os_part
 from app.process_tree import end_descendants
 
 
@@ -69,23 +66,6 @@ def channel_lost() -> None:
     os._exit(m.CHANNEL_LOST_EXIT)
 
 
-def _out_of_reach(fd: int) -> int:
-    """``fd`` moved to a number far above those a lesson opens or closes by range (``for fd in range(3, 21)``).
-
-    The lowest number at or above ``limit - 64`` that is free, below a soft limit of at most
-    4096, so 960 under Linux's usual 1024 and 192 under macOS's 256; where none is free, ``fd``
-    stays where it is.
-    """
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    limit = 4096 if soft == resource.RLIM_INFINITY else min(soft, 4096)
-    try:
-        moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, max(3, limit - 64))
-    except OSError:
-        return fd
-    os.close(fd)
-    return moved
-
-
 class LessonStream(io.TextIOWrapper):
     """``sys.stdout`` / ``sys.stderr`` of the lesson: a real text file on fd 1 or fd 2.
 
@@ -127,16 +107,15 @@ TEXT_WAIT_SECONDS = 0.5
 
 
 def unread(fd: int) -> int:
-    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more).
+    """Bytes the app has not read yet from the pipe on ``fd`` (0 when ``fd`` is not a pipe any more, or
+    where the OS cannot tell: text may then be shown a step after a recorded pause it came before).
 
     Asked at every recorded pause, so the common answer costs one system call: only a count
     above 0 is checked to come from a pipe (a file the lesson put on ``fd`` counts its bytes
     left to read, which no one will).
     """
-    waiting = bytearray(4)
+    count = os_part().unread(fd)
     try:
-        fcntl.ioctl(fd, termios.FIONREAD, waiting)
-        count = int.from_bytes(waiting, sys.byteorder)
         return count if count and stat.S_ISFIFO(os.fstat(fd).st_mode) else 0
     except OSError:
         return 0
@@ -167,10 +146,11 @@ def no_input(prompt: object = "") -> str:
 
 def open_channel() -> Channel:
     """Take stdin for the app's messages and the pipe the app passed for ours; the lesson reads /dev/null."""
-    inbound = os.fdopen(_out_of_reach(os.dup(0)), "rb", buffering=0)
+    layer = os_part()
+    outbound_fd = layer.out_of_reach(layer.open_channel(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
+    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
+    inbound = os.fdopen(layer.out_of_reach(os.dup(0)), "rb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    outbound_fd = _out_of_reach(int(os.environ.pop(m.CHANNEL_FD_VARIABLE)))
-    os.set_inheritable(outbound_fd, False)  # the lesson's subprocesses must not hold it open
     return Channel(io.BufferedReader(inbound), os.fdopen(outbound_fd, "wb"))

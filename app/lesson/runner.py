@@ -42,15 +42,18 @@ from app.lesson.predictions import check, judge, shown
 from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
-from app.process_tree import become_subreaper, end_descendants
+from app.process_os import current as os_part
+from app.process_tree import end_descendants
 from app.value_fingerprint import value_fingerprint
 
 #: Watch states before an expression has a value: not evaluated yet, and failed when the run continued.
 _UNSEEN, _UNDEFINED = object(), object()
 
 #: The signal number the command reader hands to ``_thread.interrupt_main``: a real-time
-#: signal no lesson plausibly touches, so a lesson's own SIGUSR1 handling stays its own.
-_INTERRUPT = signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN") else getattr(signal, "SIGUSR2", signal.SIGINT)
+#: signal no lesson plausibly touches, so a lesson's own SIGUSR1 handling stays its own (SIGUSR2 where there
+#: are none, SIGBREAK on Windows, whose process group is its own: Ctrl+Break never reaches it).
+_INTERRUPT = (signal.SIGRTMIN + 3 if hasattr(signal, "SIGRTMIN")
+              else getattr(signal, "SIGUSR2", getattr(signal, "SIGBREAK", signal.SIGINT)))
 #: How long a pause may take to land before the app hears that the lesson is inside a long call.
 PAUSE_LANDING_SECONDS = 0.3
 
@@ -103,7 +106,8 @@ class LessonRunner:
             name.removeprefix("_cmd_"): getattr(self, name) for name in dir(self) if name.startswith("_cmd_")
         }
         threading.Thread(target=self._read_commands, name="gradstep-commands", daemon=True).start()
-        os.register_at_fork(after_in_child=self._after_fork_in_child)
+        if hasattr(os, "register_at_fork"):  # POSIX only
+            os.register_at_fork(after_in_child=self._after_fork_in_child)
 
     def _after_fork_in_child(self) -> None:
         """The lesson called ``os.fork()``: the child runs on untraced, as in plain Python.
@@ -652,7 +656,7 @@ class LessonRunner:
 def main() -> None:
     """Entry point of the lesson process."""
     channel = open_channel()
-    become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_tree)
+    os_part().become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_posix)
     sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
     sys.stderr = sys.__stderr__ = lesson_stream(2, "<stderr>", "backslashreplace")
     faulthandler.enable(file=sys.__stderr__)
