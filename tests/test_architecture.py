@@ -94,3 +94,24 @@ def test_app_never_imports_qt():
     wrong = {name: sorted(i for i in imports_of(path, modules) if i.split(".")[0] in QT)
              for name, path in modules.items() if name.startswith("app")}
     assert {name: found for name, found in wrong.items() if found} == {}
+
+
+#: Sizes a reader can take in one sitting (issue 28): a module, a class's methods, a function's lines.
+MAX_MODULE_LINES, MAX_METHODS, MAX_FUNCTION_LINES = 800, 64, 60
+
+
+def test_every_module_class_and_function_reads_in_one_sitting():
+    too_big = []
+    for name, path in project_modules().items():
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > MAX_MODULE_LINES:
+            too_big.append(f"{name}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                methods = [item for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)]
+                if len(methods) > MAX_METHODS:
+                    too_big.append(f"{name}.{node.name}: {len(methods)} methods")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                if node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES:
+                    too_big.append(f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines")
+    assert not too_big, too_big
