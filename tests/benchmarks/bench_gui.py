@@ -52,10 +52,10 @@ def main() -> int:
         before = window.run.live["step"] if window.run and window.run.live else 0
         start = time.perf_counter()
         QTest.keyClick(window.code_view, Qt.Key.Key_F11)
-        while not (window.run.live and window.run.live["step"] > before and not window._pending):
+        while not (window.run.live and window.run.live["step"] > before and not len(window.requests)):
             app.processEvents()
             if time.perf_counter() - start > 30:
-                raise RuntimeError(f"no pause after 30 s: state {session.state}, pending {window._pending}")
+                raise RuntimeError(f"no pause after 30 s: state {session.state}, pending {len(window.requests)}")
         window.repaint()
         return time.perf_counter() - start
 
