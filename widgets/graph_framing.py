@@ -136,6 +136,8 @@ class Framer:
         """No node was framed since the graph was last replaced by an empty one: the first new ones get framed."""
         self.user_view = False
         """The learner zoomed or panned since the view last framed itself."""
+        self.text_scale = 1.0
+        """View > Text Size: the readable zooms scale with it, so the graph's text grows with the rest."""
 
     def reset(self) -> None:
         """Back to no zoom at the origin, after the whole graph was drawn anew."""
@@ -162,6 +164,8 @@ class Framer:
         whole too: a node the view's edge would cut in two is scrolled wholly in or wholly out.
         """
         scene, view = self._scene, self._view
+        least, readable, most = (limit * self.text_scale for limit in (MIN_READABLE_SCALE, READABLE_SCALE,
+                                                                       MAX_FRAME_SCALE))
         ids = [i for i in ids if i in scene.drawn]
         if not ids or view.viewport().width() < 2 or view.viewport().height() < 2:
             return
@@ -172,17 +176,17 @@ class Framer:
         margin = FRAME_MARGIN / scale
         shown = visible_rect(view).adjusted(margin, margin, -margin, -margin)
         content = scene.content_rect()
-        fits = fit_scale(view, content) >= MIN_READABLE_SCALE
-        if keep and scale >= MIN_READABLE_SCALE and shown.contains(focus) and (
+        fits = fit_scale(view, content) >= least
+        if keep and scale >= least and shown.contains(focus) and (
                 self.user_view or not fits or shown.contains(content)):
             return
         self.user_view = False
         if fits:
-            self._zoom_on(content, min(fit_scale(view, content), MAX_FRAME_SCALE))
+            self._zoom_on(content, min(fit_scale(view, content), most))
             return
-        if not keep or scale < MIN_READABLE_SCALE:
-            scale = READABLE_SCALE
-        scale = min(scale, max(fit_scale(view, focus), MIN_READABLE_SCALE))
+        if not keep or scale < least:
+            scale = readable
+        scale = min(scale, max(fit_scale(view, focus), least))
         if fit_scale(view, focus) < scale:
             focus = new  # too much to show at a readable zoom: the new nodes come first
         view.setTransform(QTransform.fromScale(scale, scale))
@@ -199,7 +203,7 @@ class Framer:
         """Zoom and scroll so the whole graph is visible, however small (never beyond ``MAX_FRAME_SCALE``)."""
         if self._scene.drawn:
             rect = self._scene.content_rect()
-            self._zoom_on(rect, min(fit_scale(self._view, rect), MAX_FRAME_SCALE))
+            self._zoom_on(rect, min(fit_scale(self._view, rect), MAX_FRAME_SCALE * self.text_scale))
 
     def zoom(self, factor: float) -> None:
         """Zoom by ``factor`` around the centre of the view, within the allowed range (the learner's zoom)."""

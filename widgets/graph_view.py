@@ -241,6 +241,11 @@ class GraphView(QWidget):
         """
         self._follow.setChecked(enabled)
 
+    def set_text_scale(self, scale: float) -> None:
+        """View > Text Size: frame the graph so its text is ``scale`` times as large as at 100 %."""
+        self._framer.text_scale = scale
+        self.fit_to_view()
+
     def fit_to_view(self) -> None:
         """Frame the newest nodes and their inputs whole at a readable zoom; all of the graph when it fits at that zoom.
 

@@ -646,6 +646,8 @@ class MainWindow(QMainWindow):
         scale = apply_text_size(percent)
         self.code_view.set_text_scale(scale)
         self.console.set_text_scale(scale)
+        self.graph_view.set_text_scale(scale)
+        self.window_layout.set_text_scale(scale, self.toolbar)
         for size, action in self.text_size_actions.items():
             action.setChecked(size == percent)
 

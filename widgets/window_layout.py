@@ -10,8 +10,8 @@ graph, as wide as it, so a printed line is read whole. Docks have stable object 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSize, Qt
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QWidget
+from PySide6.QtCore import QByteArray, QSize, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar, QWidget
 
 from app.i18n import N_, tr
 from widgets import settings
@@ -78,6 +78,8 @@ class WindowLayout:
         for name in ("notes", "variables", "console"):
             docks[name].raise_()
         self.default_state = QByteArray()
+        self.text_scale = 1.0
+        """View > Text Size: the lessons column's minimum width grows with it, so its tabs stay whole."""
 
     def _dock(self, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(tr(DOCK_TITLES[name]), self.window)
@@ -154,11 +156,28 @@ class WindowLayout:
         """The teaching layout's proportions: code and graph side by side, the graph the larger share."""
         width, docks = self.window.width(), self.docks
         self.window.resizeDocks([docks["lessons"], docks["graph"]],
-                                [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH), int(width * GRAPH_SHARE)],
+                                [max(int(width * LESSONS_SHARE), self.min_lessons_width()), int(width * GRAPH_SHARE)],
                                 Qt.Orientation.Horizontal)
         self.window.resizeDocks([docks["variables"], docks["console"]], self.strip_heights(),
                                 Qt.Orientation.Vertical)
         self.window.layout().activate()  # now, not at the next event loop pass: a resize soon after reads these sizes
+
+    def min_lessons_width(self) -> int:
+        return round(MIN_LESSONS_WIDTH * self.text_scale)
+
+    def set_text_scale(self, scale: float, toolbar: QToolBar) -> None:
+        """View > Text Size: the lessons column wide enough for its tabs, the toolbar's labels only where they fit."""
+        self.text_scale = scale
+        self.fit_toolbar(toolbar)
+        QTimer.singleShot(0, toolbar, lambda: self.fit_toolbar(toolbar))  # once the new font reached its buttons
+        if self.sized:
+            self.uncrush_columns()
+
+    def fit_toolbar(self, toolbar: QToolBar) -> None:
+        """Labels beside the toolbar's icons where the window has room for all of them, icons alone where not."""
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        if toolbar.sizeHint().width() > self.window.width():
+            toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)  # each keeps its tooltip
 
     def hide_stale_tab_bars(self) -> None:
         """Hide the dock tab bars that building the layout left behind.
@@ -179,6 +198,9 @@ class WindowLayout:
         window Qt takes from the docks until the code is at its minimum: the graph or the notes crush.
         """
         window, graph = self.window, self.docks["graph"]
+        toolbar = window.findChild(QToolBar, "run_toolbar")
+        if toolbar is not None:
+            self.fit_toolbar(toolbar)
         if not (self.sized and old.isValid() and graph.isVisible() and not graph.isFloating()):
             return
         grown = size.width() - old.width()
@@ -222,9 +244,9 @@ class WindowLayout:
                 if not dock.visibleRegion().isEmpty() and not dock.isFloating() and window.dockWidgetArea(dock) == LEFT]
         if graph.isFloating() or not graph.isVisible() or not (
                 graph.width() < width * MIN_GRAPH_SHARE or window.centralWidget().width() < width * MIN_CODE_SHARE
-                or any(dock.width() < MIN_LESSONS_WIDTH for dock in left)):
+                or any(dock.width() < self.min_lessons_width() for dock in left)):
             return
         docks = [*left[:1], graph]
-        sizes = [max(int(width * LESSONS_SHARE), MIN_LESSONS_WIDTH)] * len(left[:1]) + [int(width * GRAPH_SHARE)]
+        sizes = [max(int(width * LESSONS_SHARE), self.min_lessons_width())] * len(left[:1]) + [int(width * GRAPH_SHARE)]
         window.resizeDocks(docks, sizes, Qt.Orientation.Horizontal)
         window.layout().activate()
