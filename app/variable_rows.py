@@ -102,6 +102,8 @@ class VariableRows:
         # Summaries by path of the step before the shown one; None when there is nothing to compare with.
         self._previous: dict[str, dict[str, Any]] | None = None
         self._filter = ""
+        # The summaries last laid out (identity, not equality: a tensor summary holds arrays).
+        self._source: tuple[Any, Any, Any] = (self._vars, self._globals, None)
         self.about_to_be_replaced = Event()
         self.replaced = Event()
         self.refilled = Event()
@@ -110,8 +112,12 @@ class VariableRows:
                      before: dict[str, Any] | None = None) -> bool:
         """Lay out a pause's variables, marking rows that differ from ``before`` (a pause's ``vars``, ``globals``).
 
-        Returns whether the rows were replaced (other names), not only given new contents.
+        Returns whether the rows were replaced (other names), not only given new contents. The very
+        summaries laid out last time (the step in view again, as the lesson runs on from it) change nothing.
         """
+        if all(new is old for new, old in zip((variables, globals_, before), self._source, strict=True)):
+            return False
+        self._source = (variables, globals_, before)
         self._previous = summaries_by_path(before["vars"], before.get("globals") or {}) \
             if before is not None else None
         self._vars, self._globals = variables, globals_
@@ -126,6 +132,7 @@ class VariableRows:
         """No rows, and forget the step before."""
         self._previous = None
         self._vars, self._globals = {}, {}
+        self._source = (self._vars, self._globals, None)
         return self._rebuild()
 
     def row(self, path: str) -> Row | None:

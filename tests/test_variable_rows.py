@@ -110,3 +110,16 @@ def test_widths_are_measured_over_every_row_nested_rows_indented():
     assert rows.name_width(len, 10) == max(len("longer_name") + 10, len("d['key']") + 20)
     widths = rows.text_widths(lambda text, bold: len(text) * (2 if bold else 1), [VALUE])
     assert widths == {VALUE: len("{'key': 1}")}
+
+
+def test_the_same_summaries_again_lay_out_nothing_new_but_new_ones_do():
+    """The lesson running on from the step in view hands the rows that step's very summaries again."""
+    rows = VariableRows()
+    variables, globals_ = {"x": Summarizer().summarize(torch.ones(2))}, {}
+    rows.set_snapshot(variables, globals_, None)
+    told = Mock()
+    for event in (rows.about_to_be_replaced, rows.replaced, rows.refilled):
+        event.connect(told)
+    assert rows.set_snapshot(variables, globals_, None) is False and told.call_count == 0
+    rows.set_snapshot(dict(variables), globals_, None)  # a new pause, equal values: laid out again
+    assert told.call_count > 0

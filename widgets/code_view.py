@@ -143,7 +143,8 @@ class CodeView(QPlainTextEdit):
         self._reveal_due = False  # the reveal after the layout settles has not run yet
         self._op_span_shown: list[int] | None = None  # the operation span the step in view gave
         self._normal_palette = QPalette(self.palette())
-        self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
+        self._unscaled_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
+        self._base_point_size = self._unscaled_point_size  # Ctrl+0's size: View > Text Size scales it
 
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.viewport().setMouseTracking(True)
@@ -722,7 +723,7 @@ class CodeView(QPlainTextEdit):
 
     def set_text_scale(self, scale: float) -> None:
         """View > Text Size: the code at ``scale`` times its usual size (Ctrl+0 comes back to it)."""
-        self._base_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0) * scale
+        self._base_point_size = self._unscaled_point_size * scale
         self._zoom_to(self._base_point_size)
 
     def _zoom_to(self, point_size: float) -> None:

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QHBoxLayout, QLineEd
 
 from app.graph_model import GraphModel
 from app.i18n import N_, join_words, tr
-from widgets.graph_details import unknown_origin, unknown_origin_text
+from widgets.graph_groups import box_label, origin_keys
 from widgets.graph_view import WALKS  # Alt + the keys that walk the drawing
 from widgets.translated_texts import TranslatedTexts
 
@@ -42,14 +42,12 @@ def node_label(model: GraphModel, node_id: int) -> str:
 
 
 def made_by(origin: dict[str, Any] | None) -> str:
-    """The code that made a node, short: ``line 7 · pass 2: x * y``, or who made it when the line is unknown."""
+    """The code that made a node, short: its line box's label (``line 7 · pass 2``) and the operation's text."""
     if not origin:
         return ""
-    if origin.get("line") is None:
-        return unknown_origin_text(unknown_origin(origin))
-    line, run = origin["line"], origin.get("pass")
-    text = tr("line {line}", line=line) if run is None else tr("line {line} · pass {n}", line=line, n=run)
-    return f"{text}: {' '.join(origin['text'].split())}" if origin.get("text") else text
+    text = box_label(origin_keys(origin)[0])
+    return f"{text}: {' '.join(origin['text'].split())}" if origin.get("line") is not None and origin.get("text") \
+        else text
 
 
 def requires_grad(node: dict[str, Any]) -> bool:

@@ -164,7 +164,7 @@ class NotesView(QWidget):
 
     def show_step(self, step: Step) -> None:
         """Follow the step in view to its section."""
-        if step.snapshot is not None:
+        if step.snapshot is not None and step.snapshot["line"] != self._line:
             self.show_line(step.snapshot["line"])
 
     def show_line(self, line: int) -> None:
