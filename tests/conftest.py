@@ -271,3 +271,13 @@ def window_on(open_window, tmp_path):
         return open_window(path)
 
     return open_source
+
+
+def use_tracer(monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    """Lesson processes started from now on trace with ``backend``: ``settrace``, or the monitor where there is one."""
+    from app.lesson.event_monitor import BACKEND_VARIABLE
+
+    if backend == "settrace":
+        monkeypatch.setenv(BACKEND_VARIABLE, "settrace")
+    else:
+        monkeypatch.delenv(BACKEND_VARIABLE, raising=False)

@@ -375,14 +375,10 @@ class LessonRunner:
         recorder's runs, so requests such as ``evaluate`` are not logged, and the lesson's
         tensor subclasses are not consulted while the pause reads their tensors.
         """
-        tracer = sys.gettrace()
-        sys.settrace(None)
-        try:
+        with self.tracer.untraced():
             self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
             with sys.modules["torch"]._C.DisableTorchFunctionSubclass():
                 resume = self._serve_pause("op", None, op=entry)
-        finally:
-            sys.settrace(tracer)
         if resume.action == "step_expression":
             return
         self.ops.pause_in(None)

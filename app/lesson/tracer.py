@@ -11,18 +11,20 @@ simply continuing runs at full speed. A pause is requested asynchronously throug
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import importlib
 import inspect
 import linecache
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import CodeType, FrameType
 from typing import Any
 
-from app.lesson.breakpoint_monitor import BreakpointMonitor
+from app.lesson import event_monitor
 from app.lesson.engine_reads import engine_reads
+from app.lesson.event_monitor import EventMonitor
 from app.lesson.hooks import ENGINE_DIRS
 from app.lesson.origins import ForwardLog, LineLog
 from app.lesson.snapshot import frame_locals, return_kind
@@ -165,8 +167,9 @@ class Tracer:
         self.lesson_trace: TraceFn | None = None
         self._local_fn = self._local
         self._global = self._make_global()
-        #: Breakpoints by ``sys.monitoring`` while continuing (3.12+), or None: ``sys.settrace`` throughout.
-        self.monitor = BreakpointMonitor.create(self.is_user_code, self._lines_to_stop, self._monitored_line)
+        #: The events by ``sys.monitoring`` (3.12+), or None: ``sys.settrace`` throughout.
+        self.monitor = EventMonitor.create(self.is_user_code, self._lines_to_stop, self._monitored_line, self._local,
+                                           forwards.code if forwards else None, self._module_call)
 
     # ---- configuration ------------------------------------------------------------
 
@@ -252,25 +255,45 @@ class Tracer:
         self._install()
 
     def _install(self) -> None:
-        """Set the global trace function when the engine or the lesson needs one, else none (full speed).
+        """Watch the lesson's events as the action asks: by the monitor where there is one, else by
+        the global trace function, or by nothing (continuing without breakpoints runs at full speed).
 
-        Continuing, breakpoints are watched by the monitor where there is one, and no trace
-        function runs at all (unless the lesson has its own, which the engine chains).
+        A lesson with a trace function of its own is traced by ``sys.settrace`` throughout, which
+        chains the lesson's function after the engine's.
         """
         monitor = self.monitor
-        if monitor is not None and self.action not in STEPPING and self.lesson_trace is None:
-            sys.settrace(None)
-            monitor.watch(self._needs_tracing())
+        if monitor is None or self.lesson_trace is not None:
+            if monitor is not None:
+                monitor.watch(False)
+            sys.settrace(self._global if self.lesson_trace is not None or self._needs_tracing() else None)
             return
-        if monitor is not None:
-            monitor.watch(False)
-        sys.settrace(self._global if self.lesson_trace is not None or self._needs_tracing() else None)
+        sys.settrace(None)
+        if self.action in STEPPING:
+            monitor.step(frame.f_code for frame in self.user_frames(sys._getframe(1)))
+        else:
+            monitor.watch(self._needs_tracing())
 
     def _monitored_line(self, frame: FrameType) -> None:
         """The monitor found ``frame`` at a breakpoint line: pause there as the line tracer would."""
         local = self._local(frame, "line", None)
-        if self.action in STEPPING:  # the pause handed the run over to sys.settrace
+        if self.action in STEPPING and self.monitor.mode != event_monitor.STEPPING:  # handed over to sys.settrace
             set_local(frame, local)
+
+    def _module_call(self, frame: FrameType) -> TraceFn:
+        """An ``nn.Module`` call starts while the monitor steps: the function that sees it return."""
+        return self.forwards.entered(frame)
+
+    @contextlib.contextmanager
+    def untraced(self) -> Iterator[None]:
+        """No event of the lesson is watched meanwhile: the engine runs a pause outside any trace callback."""
+        settrace = getattr(sys.settrace, "__wrapped__", sys.settrace)  # Python's own: this is no lesson's call
+        tracer = getattr(sys.gettrace, "__wrapped__", sys.gettrace)()
+        settrace(None)
+        try:
+            with self.monitor.quiet() if self.monitor is not None else contextlib.nullcontext():
+                yield
+        finally:
+            settrace(tracer)
 
     def stop(self) -> None:
         """The run is over (or this is a forked child): no trace function and no monitoring from now on."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 
 import pytest
-from conftest import EventLog, line_of
+from conftest import EventLog, line_of, use_tracer
 
 from app import messages as m
-from app.lesson.breakpoint_monitor import BACKEND_VARIABLE, TOOL_IDS, BreakpointMonitor
+from app.lesson.event_monitor import TOOL_IDS, EventMonitor
 from app.session import Session
 
 pytestmark = pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is Python 3.12+")
@@ -57,10 +57,7 @@ print(result, values, odd, after)
 
 def _pauses(path: str, helper_path: str, backend: str, monkeypatch) -> tuple[list[tuple[str, int]], str]:
     """Continue from breakpoint to breakpoint to the end (a run-to at the 4th pause): where it paused, and stdout."""
-    if backend == "settrace":
-        monkeypatch.setenv(BACKEND_VARIABLE, "settrace")
-    else:
-        monkeypatch.delenv(BACKEND_VARIABLE, raising=False)
+    use_tracer(monkeypatch, backend)
     events = EventLog()
     session = Session(events, warm_spare=False, forked=False)  # a fresh interpreter reads the variable
     try:
@@ -122,7 +119,8 @@ def test_the_lessons_own_tool_ids_are_left_free():
     import sys as interpreter
 
     taken = [tool for tool in range(6) if interpreter.monitoring.get_tool(tool) is not None]
-    monitor = BreakpointMonitor.create(lambda code: False, lambda code: frozenset(), lambda frame: None)
+    monitor = EventMonitor.create(lambda code: False, lambda code: frozenset(), lambda frame: None,
+                                  lambda frame, event, arg: None)
     try:
         assert monitor is not None and monitor.tool in TOOL_IDS and monitor.tool not in taken
         for tool in (interpreter.monitoring.DEBUGGER_ID, interpreter.monitoring.COVERAGE_ID,
