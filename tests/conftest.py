@@ -233,6 +233,15 @@ def line_of(path: str, marker: str) -> int:
     raise AssertionError(f"{marker!r} not in {path}")
 
 
+@pytest.fixture(autouse=True)
+def usual_colours():
+    """Every test leaves the application in its usual colours (View > High Contrast is process-wide)."""
+    yield
+    from widgets import theme
+
+    theme.set_high_contrast(False)
+
+
 @pytest.fixture
 def open_window(qtbot, tmp_path):
     """Open the main window (settings in a temporary file, no warm spare) on a file, at a size if given."""

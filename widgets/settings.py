@@ -21,6 +21,7 @@ DEFAULTS: dict[str, Any] = {
     "history/budget_mb": 512,
     "course/ask_predictions": True,
     "view/text_size": 100,
+    "view/high_contrast": False,
 }
 
 _file: str | None = None
