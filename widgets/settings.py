@@ -15,6 +15,7 @@ DEFAULTS: dict[str, Any] = {
     "last_file": "",
     "window/geometry": QByteArray(),
     "window/state": QByteArray(),
+    "window/lessons_in_strip": False,
     "variables/header": QByteArray(),
     "watch/expressions": [],
     "console/max_lines": 5000,
