@@ -191,8 +191,9 @@ class WindowLayout:
         window, docks = self.window, self.docks
         lessons, notes, strip = docks["lessons"], docks["notes"], docks["variables"]
         narrow = self.text_scale > 1 and self.code_room() < self.readable_code_width()
-        if narrow and not self.lessons_in_strip and all(
-                window.dockWidgetArea(dock) == LEFT and not dock.isFloating() for dock in (lessons, notes)):
+        if narrow and not self.lessons_in_strip and all(  # where the learner left them (closed, elsewhere): stay
+                window.dockWidgetArea(dock) == LEFT and not dock.isFloating() and not dock.isHidden()
+                for dock in (lessons, notes)):
             front = next((dock for dock in window.tabifiedDockWidgets(strip) + [strip]
                           if not dock.visibleRegion().isEmpty()), strip)
             for dock in (lessons, notes):
