@@ -520,6 +520,9 @@ class CodeView(QPlainTextEdit):
         # The marked lines are filled here, under the text, rather than with full-width extra
         # selections: those leave a gap after italic text and miss the document margin.
         painter = QPainter(self.viewport())
+        # the base (or the lock's tint) as the view's own palette has it: the high-contrast style sheet's style can
+        # leave the viewport a palette of its own, from before the theme changed
+        painter.fillRect(event.rect(), self.palette().color(QPalette.Base))
         for line, colour in self._line_backgrounds():
             row = self.blockBoundingGeometry(self.document().findBlockByNumber(line - 1))
             row = row.translated(self.contentOffset())
