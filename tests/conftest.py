@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -231,6 +232,15 @@ def line_of(path: str, marker: str) -> int:
         if marker in text:
             return number
     raise AssertionError(f"{marker!r} not in {path}")
+
+
+@pytest.fixture(autouse=True)
+def usual_colours():
+    """Every test leaves the application in its usual colours (View > High Contrast is process-wide)."""
+    yield
+    theme = sys.modules.get("widgets.theme")  # a test without widgets never loaded it (nor Qt's widgets)
+    if theme is not None:
+        theme.set_high_contrast(False)
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButto
 
 from app.backward_drill import AnswerError, BackwardDrill, DrillQuestion, DrillVerdict, question_lines, verdict_text
 from app.i18n import N_, tr
-from widgets.colours import readable_color
+from widgets.colours import keep_readable, readable_color
+from widgets.theme import follow_palette
 from widgets.translated_texts import TranslatedTexts
 
 SKIPPED = N_("Skipped {name}: not judged, nothing recorded.")
@@ -67,7 +68,7 @@ class DrillView(QFrame):
         self.error_label = QLabel()
         self.error_label.setObjectName("drill_error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {readable_color('#b71c1c', '#ef9a9a').name()};")
+        keep_readable(self.error_label, "#b71c1c", "#ef9a9a")
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.answer_edit, 1)
@@ -81,6 +82,7 @@ class DrillView(QFrame):
         for widget in (self.verdict_label, self.question_label, self._answer_row, self.error_label):
             layout.addWidget(widget)
         self._show()
+        follow_palette(self, self._show)  # the verdict's colour, in the theme's
 
     @property
     def asking(self) -> bool:

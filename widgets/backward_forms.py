@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
 from app.backward_form import EXPRESSION, ONES_LIKE, BackwardForm
 from app.i18n import N_, tr
 from app.messages import RESULTS_NAME
+from widgets.colours import keep_readable
 from widgets.translated_texts import TranslatedTexts
-from widgets.watch_view import readable_color
 
 PREVIEW_TIP = N_("Computes the gradients with torch.autograd.grad(..., retain_graph=True): "
                  "changes nothing in the lesson")
@@ -267,7 +267,7 @@ class GradTab(QWidget):
         self.grad_free_warning = QLabel()
         self.grad_free_warning.setObjectName("grad_free_warning")
         self.grad_free_warning.setWordWrap(True)
-        self.grad_free_warning.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        keep_readable(self.grad_free_warning, "#8a5a00", "#ffcc80")
         self._texts.set(self.grad_free_warning.setText,
                         "Unticked, Compute frees the saved tensors of the outputs' graph: a later backward() "
                         "through it, in the lesson or here, raises “Trying to backward through the graph a "

@@ -55,9 +55,10 @@ from app.progress import Progress
 from app.result_basis import STALE_WHAT
 from app.value_text import full_text, value_text
 from widgets.backward_forms import BackwardTab, GradTab
-from widgets.colours import change_highlight, readable_color
+from widgets.colours import change_highlight, keep_readable, readable_color, retint_changes
 from widgets.error_card import ErrorCard
 from widgets.replay_bar import ReplayBar
+from widgets.theme import follow_palette
 
 #: From this width on, the form and the results sit side by side.
 SIDE_BY_SIDE_WIDTH = 560
@@ -137,7 +138,7 @@ class BackwardPanel(QWidget):
         self._hiding = False  # the result widgets are hidden for a past step before the result's
         self.state_label = QLabel()
         self.state_label.setWordWrap(True)
-        self.state_label.setStyleSheet(f"color: {readable_color('#8a5a00', '#ffcc80').name()};")
+        keep_readable(self.state_label, "#8a5a00", "#ffcc80")
         self.state_label.hide()
         self.backward_tab = BackwardTab(self.form)
         self.backward_tab.preview_requested.connect(self.preview_requested)
@@ -161,6 +162,7 @@ class BackwardPanel(QWidget):
         self.form.replay.asked.connect(self._on_replay_asked)
         self._on_form_result_changed()
         self._on_form_freshness_changed()
+        follow_palette(self, self._restyle)
 
     def _build_results(self) -> None:
         self.card = ErrorCard()
@@ -408,6 +410,11 @@ class BackwardPanel(QWidget):
                self.replay_bar: bool(replay.entries)}
         for widget, visible in has.items():
             widget.setVisible(visible and not hidden)
+
+    def _restyle(self) -> None:
+        """View > High Contrast: the freshness note's and the changed values' colours of the theme in use."""
+        self._show_freshness()
+        retint_changes(self.table)
 
     def _show_freshness(self) -> None:
         """Say why a result was cleared, or that the one shown is from an earlier pause."""

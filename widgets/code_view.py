@@ -44,6 +44,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QPen,
     QResizeEvent,
     QTextBlock,
     QTextBlockUserData,
@@ -56,26 +57,16 @@ from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit, QMenu, QPlainText
 from app.code_lines import breakpoint_line
 from app.i18n import N_, tr
 from app.shown_step import Step
+from widgets.code_colours import LINE_COLOURS as LINE_COLOURS  # re-exported: tests read the colours here
+from widgets.code_colours import line_colours, lock_note_sheet, locked_palette, operation_colour, syntax_background
 from widgets.code_editing import INDENT, edit, would_edit
 from widgets.colours import blend
 from widgets.gutter_marks import Gutter, draw_arrow, draw_breakpoint, draw_breakpoint_hint, draw_cross
 from widgets.notes_folding import NotesFolding
 from widgets.python_highlighter import TOKEN_STYLES as TOKEN_STYLES  # re-exported: tests read the colours here
 from widgets.python_highlighter import PythonHighlighter
+from widgets.theme import follow_palette
 
-#: Background of the sub-expression whose operation just ran (step into expression), over the current line's.
-OPERATION_COLOUR = "#ffb74d"
-#: Full-width backgrounds of the marked lines and the colours of the gutter's marks.
-LINE_COLOURS = {
-    "current": "#fff1b8",
-    "exception": "#ffd6d6",
-    "previous": "#e2f3da",
-    "error": "#ffe1e1",
-    "current_arrow": "#c62828",
-    "previous_arrow": "#8cc56a",
-    "breakpoint": "#e51400",
-    "breakpoint_edge": "#a30f00",
-}
 #: What the arrow's tooltip says for each kind of pause.
 EVENT_TIPS = {
     "line": N_("Runs next"),
@@ -142,7 +133,6 @@ class CodeView(QPlainTextEdit):
         self._hovered_position = (0, -1)
         self._reveal_due = False  # the reveal after the layout settles has not run yet
         self._op_span_shown: list[int] | None = None  # the operation span the step in view gave
-        self._normal_palette = QPalette(self.palette())
         self._unscaled_point_size = max(QFontDatabase.systemFont(QFontDatabase.FixedFont).pointSizeF(), 10.0)
         self._base_point_size = self._unscaled_point_size  # Ctrl+0's size: View > Text Size scales it
 
@@ -153,9 +143,6 @@ class CodeView(QPlainTextEdit):
         self._scrolled_for_operation = False  # scrolled sideways to show an operation: scrolls back after it
         self._lock_label = QLabel(tr(LOCK_NOTE), self)
         self._lock_label.setObjectName("code_lock_label")
-        self._lock_label.setStyleSheet(
-            "QLabel { background: rgba(255, 255, 255, 215); color: #5f6b7a; border: 1px solid #c5ccd6;"
-            " border-radius: 3px; padding: 1px 6px; }")
         self._lock_label.setAttribute(Qt.WA_TransparentForMouseEvents)
         self._lock_label.hide()
         self._lock_timer = QTimer(self)
@@ -164,6 +151,8 @@ class CodeView(QPlainTextEdit):
         self._lock_timer.timeout.connect(self._lock_label.hide)
         self._highlighter = PythonHighlighter(self.document())
         self.notes_folding = NotesFolding(self)
+        self._restyle()
+        follow_palette(self, self._restyle)
         self._zoom_to(self._base_point_size)
 
         self.blockCountChanged.connect(self._on_self_block_count_changed)
@@ -208,6 +197,18 @@ class CodeView(QPlainTextEdit):
         self._name_for_screen_readers()
         self.viewport().update()
 
+    def _restyle(self) -> None:
+        """The colours of the theme in use (View > High Contrast): the code's, the lines' and the lock note's."""
+        self._lock_label.setStyleSheet(lock_note_sheet())
+        self._highlighter.set_background(syntax_background())
+        self.setPalette(locked_palette(self.isReadOnly()))
+        selections = self.extraSelections()
+        for selection in selections:
+            selection.format.setBackground(QColor(operation_colour()))
+        self.setExtraSelections(selections)
+        self.viewport().update()
+        self._gutter.update()
+
     def fold_notes(self, folded: bool = True) -> None:
         """Fold every notes cell to its marker line, or (False) open them all."""
         self.notes_folding.set_folded(folded)
@@ -216,17 +217,11 @@ class CodeView(QPlainTextEdit):
         """Lock the text while a lesson runs (tinted; typing shows ``why``, an English msgid); the cursor
         still moves, breakpoints toggle."""
         self._lock_note = why
-        if read_only and not self.isReadOnly():
-            self._normal_palette = QPalette(self.palette())
         self.setReadOnly(read_only)
+        self.setPalette(locked_palette(read_only))
         if read_only:
             self.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.TextSelectableByKeyboard)
-            palette = QPalette(self._normal_palette)
-            tint = blend(palette.color(QPalette.Base), palette.color(QPalette.Highlight), 0.07)
-            palette.setColor(QPalette.Base, tint)
-            self.setPalette(palette)
         else:
-            self.setPalette(self._normal_palette)
             self._lock_timer.stop()
             self._lock_label.hide()
 
@@ -376,7 +371,7 @@ class CodeView(QPlainTextEdit):
             selection = QTextEdit.ExtraSelection()
             selection.cursor = cursor
             selection.format = QTextCharFormat()
-            selection.format.setBackground(QColor(OPERATION_COLOUR))
+            selection.format.setBackground(QColor(operation_colour()))
             selections.append(selection)
             mine = self.textCursor()
             if mine.hasSelection() and mine.selectionStart() < cursor.selectionEnd() \
@@ -513,8 +508,8 @@ class CodeView(QPlainTextEdit):
                 painter.setPen(text_colour if current else number_colour)
                 painter.drawText(QRectF(mark, top, number_width, line_height), Qt.AlignRight | Qt.AlignVCenter,
                                  str(line))
-                self._paint_breakpoint(painter, QRectF(0, top, mark, line_height), line)
-                self._paint_arrow(painter, QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
+                self._paint_marks(painter, QRectF(0, top, mark, line_height),
+                                  QRectF(gutter.width() - mark - 3, top, mark, line_height), line)
             top += self.blockBoundingRect(block).height()
             block = block.next()
         painter.end()
@@ -525,10 +520,16 @@ class CodeView(QPlainTextEdit):
         # The marked lines are filled here, under the text, rather than with full-width extra
         # selections: those leave a gap after italic text and miss the document margin.
         painter = QPainter(self.viewport())
+        # the base (or the lock's tint) as the view's own palette has it: the high-contrast style sheet's style can
+        # leave the viewport a palette of its own, from before the theme changed
+        painter.fillRect(event.rect(), self.palette().color(QPalette.Base))
         for line, colour in self._line_backgrounds():
             row = self.blockBoundingGeometry(self.document().findBlockByNumber(line - 1))
             row = row.translated(self.contentOffset())
             painter.fillRect(QRectF(0, row.top(), self.viewport().width(), row.height()), QColor(colour))
+            if "frame" in line_colours() and line == (self._current or (None,))[0]:  # a mark not told by colour alone
+                painter.setPen(QPen(QColor(line_colours()["frame"]), 2.0))
+                painter.drawRect(QRectF(1, row.top() + 1, self.viewport().width() - 2, row.height() - 2))
         painter.end()
         super().paintEvent(event)
         painter = QPainter(self.viewport())
@@ -679,12 +680,12 @@ class CodeView(QPlainTextEdit):
         """(line, colour) of each marked line, painted in this order: the current line on top."""
         marks = []
         if self._previous and (not self._current or self._current[0] != self._previous):
-            marks.append((self._previous, LINE_COLOURS["previous"]))
+            marks.append((self._previous, line_colours()["previous"]))
         if self._error:
-            marks.append((self._error, LINE_COLOURS["error"]))
+            marks.append((self._error, line_colours()["error"]))
         if self._current:
             line, event = self._current
-            marks.append((line, LINE_COLOURS["exception" if event == "exception" else "current"]))
+            marks.append((line, line_colours()["exception" if event == "exception" else "current"]))
         return marks
 
     def _reveal(self, line: int) -> None:
@@ -701,20 +702,20 @@ class CodeView(QPlainTextEdit):
         # The scroll bar counts shown lines: the hidden lines of folded notes are not among them.
         self.verticalScrollBar().setValue(max(block.firstLineNumber() - rows // 3, 0))
 
-    def _paint_breakpoint(self, painter: QPainter, cell: QRectF, line: int) -> None:
+    def _paint_marks(self, painter: QPainter, breakpoint_cell: QRectF, arrow_cell: QRectF, line: int) -> None:
+        """``line``'s breakpoint (or the hint of one under the mouse) and its arrow (or the error's cross)."""
+        colours = line_colours()
         if line in self._breakpoints:
             font = self.font() if self._breakpoints[line] is not None else None
-            draw_breakpoint(painter, cell, LINE_COLOURS["breakpoint"], LINE_COLOURS["breakpoint_edge"], font)
+            draw_breakpoint(painter, breakpoint_cell, colours["breakpoint"], colours["breakpoint_edge"], font)
         elif line == self._gutter.hover_line:
-            draw_breakpoint_hint(painter, cell, LINE_COLOURS["breakpoint"])
-
-    def _paint_arrow(self, painter: QPainter, cell: QRectF, line: int) -> None:
+            draw_breakpoint_hint(painter, breakpoint_cell, colours["breakpoint"])
         if self._current and self._current[0] == line:
-            draw_arrow(painter, cell, LINE_COLOURS["current_arrow"], self._current[1])
+            draw_arrow(painter, arrow_cell, colours["current_arrow"], self._current[1])
         elif self._previous == line:
-            draw_arrow(painter, cell, LINE_COLOURS["previous_arrow"], "line")
+            draw_arrow(painter, arrow_cell, colours["previous_arrow"], "line")
         elif self._error == line:
-            draw_cross(painter, cell, LINE_COLOURS["current_arrow"])
+            draw_cross(painter, arrow_cell, colours["current_arrow"])
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -27,7 +27,16 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QContextMenuEvent, QFontDatabase, QMouseEvent, QPalette, QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFontDatabase,
+    QGuiApplication,
+    QMouseEvent,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QToolButton, QVBoxLayout, QWidget
 
 from app import messages as m
@@ -37,6 +46,7 @@ from app.transcript import Entry, Transcript, shown
 from app.value_text import short_dtype, summary_line
 from widgets.colours import blend, readable_color
 from widgets.text_size import fixed_font
+from widgets.theme import follow_palette
 
 #: Lines of scrollback kept by default.
 MAX_LINES = 5_000
@@ -219,6 +229,12 @@ class ConsoleView(QWidget):
         self.input.installEventFilter(self)
         self.transcript.listeners.append(self._on_transcript_changed)
         self.set_input_enabled(False)
+        follow_palette(self, self._restyle)
+
+    def _restyle(self) -> None:
+        """View > High Contrast: the transcript written again in the colours of the theme in use."""
+        self._formats, self._link_format = self._text_formats()
+        self.set_transcript(self.transcript)
 
     def set_text_scale(self, scale: float) -> None:
         """View > Text Size: the output, the prompt and the input at ``scale`` times their usual size."""
@@ -228,8 +244,9 @@ class ConsoleView(QWidget):
 
     def _text_formats(self) -> tuple[dict[str, QTextCharFormat], QTextCharFormat]:
         """How each kind of text is drawn (the lesson's stdout, stderr, the app's messages…), and a link."""
-        text = self.palette().color(QPalette.ColorRole.Text)
-        muted = blend(text, self.palette().color(QPalette.ColorRole.Base), 0.45)
+        palette = QGuiApplication.palette()  # the application's: a top-level console hears of a new one before its own
+        text = palette.color(QPalette.ColorRole.Text)
+        muted = blend(text, palette.color(QPalette.ColorRole.Base), 0.45)
         formats = {
             "stdout": _format(text),
             "stderr": _format(readable_color("#c62828", "#ff8a80")),
@@ -242,7 +259,7 @@ class ConsoleView(QWidget):
             "exception": _format(readable_color("#c62828", "#ff8a80"), bold=True),
             "code": _format(muted),
         }
-        link = _format(self.palette().color(QPalette.ColorRole.Link))
+        link = _format(palette.color(QPalette.ColorRole.Link))
         link.setFontUnderline(True)
         link.setAnchor(True)
         return formats, link

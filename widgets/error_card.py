@@ -6,11 +6,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.i18n import error_texts, tr
 from widgets.colours import blend, readable_color
+from widgets.theme import follow_palette
 
 
 def lesson_title(stem: str) -> str:
@@ -28,13 +29,7 @@ class ErrorCard(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("error_card")
-        base = self.palette().color(QPalette.ColorRole.Base)
-        border = readable_color("#c62828", "#ff8a80")
-        self.setStyleSheet(f"QFrame#error_card {{ background: {blend(base, border, 0.08).name()}; "
-                           f"border: 1px solid {border.name()}; border-left: 4px solid {border.name()}; "
-                           "border-radius: 4px; }")
         self.title = QLabel()
-        self.title.setStyleSheet(f"font-weight: bold; color: {border.name()};")
         self.message = QLabel()
         self.message.setObjectName("error_message")
         self.message.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
@@ -45,9 +40,8 @@ class ErrorCard(QFrame):
         self.lesson_link = QPushButton()
         self.lesson_link.setFlat(True)
         self.lesson_link.setCursor(Qt.CursorShape.PointingHandCursor)
-        link = self.palette().color(QPalette.ColorRole.Link).name()
-        self.lesson_link.setStyleSheet(f"QPushButton {{ color: {link}; text-decoration: underline; "
-                                       "text-align: left; border: none; padding: 0; }")
+        self._restyle()
+        follow_palette(self, self._restyle)
         self.lesson_link.clicked.connect(self._on_lesson_link_clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -57,6 +51,18 @@ class ErrorCard(QFrame):
         layout.addWidget(self.lesson_link, 0, Qt.AlignmentFlag.AlignLeft)
         self._lesson: str | None = None
         self.retranslate()
+
+    def _restyle(self) -> None:
+        """A red border and title on a faint red of the theme's base, the link in its link colour."""
+        palette = QGuiApplication.palette()
+        border = readable_color("#c62828", "#ff8a80").name()
+        background = blend(palette.color(QPalette.ColorRole.Base), QColor(border), 0.08).name()
+        self.setStyleSheet(f"QFrame#error_card {{ background: {background}; border: 1px solid {border}; "
+                           f"border-left: 4px solid {border}; border-radius: 4px; }}")
+        self.title.setStyleSheet(f"font-weight: bold; color: {border};")
+        link = palette.color(QPalette.ColorRole.Link).name()
+        self.lesson_link.setStyleSheet(f"QPushButton {{ color: {link}; text-decoration: underline; "
+                                       "text-align: left; border: none; padding: 0; }")
 
     def retranslate(self) -> None:
         """Show the card's texts again in the current language (PyTorch's own message stays as it is)."""

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QFont, QPainterPath
+from PySide6.QtGui import QFont, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsScene
 
 from app.graph_layout import LayeredLayout
@@ -64,13 +64,24 @@ class EdgeDrawing:
     def __init__(self, scene: QGraphicsScene, drawn: dict[int, DrawnNode], layout: LayeredLayout,
                  groups: OriginGroups, font: QFont) -> None:
         self._scene, self._drawn, self._layout, self._groups, self._font = scene, drawn, layout, groups, font
-        self._edge_pen = make_pen(PALETTE["edge"], 1.2, cosmetic=True)
-        self._lane_pen = make_pen(PALETTE["lane"], 2.0, cosmetic=True)
+        self._edge_pen, self._lane_pen = self._pens()
         self.next: dict[int, list[int]] = {}
         """The drawn targets of each source, in ``next_functions`` order."""
         self._chunks: dict[Edge, EdgeChunk] = {}
         self._lanes: dict[int, EdgeChunk] = {}
         self._lanes_rect: QRectF | None = QRectF()  # the union of the lanes' rectangles (None: to be measured)
+
+    @staticmethod
+    def _pens() -> tuple[QPen, QPen]:
+        return make_pen(PALETTE["edge"], 1.2, cosmetic=True), make_pen(PALETTE["lane"], 2.0, cosmetic=True)
+
+    def restyle(self) -> None:
+        """Draw the edges and lanes in the graph palette in use (View > High Contrast)."""
+        self._edge_pen, self._lane_pen = self._pens()
+        for chunk in self._chunks.values():
+            chunk.set_pen(self._edge_pen)
+        for lane in self._lanes.values():
+            lane.set_pen(self._lane_pen)
 
     def add(self, edges: Iterable[tuple[int, int, int]], chunked: bool, moved: set[int]) -> None:
         """Draw the edges between drawn nodes, in a chunk per ``CHUNK_RANKS`` ranks when ``chunked`` (a whole

@@ -31,8 +31,9 @@ FONT_PIXELS = 12
 #: Below this zoom factor edge labels are not drawn (level of detail).
 EDGE_LABEL_MIN_SCALE = 0.65
 
-#: Fill and outline of each kind of node; ``root`` is an operation a variable points to.
-PALETTE = {
+#: Fill and outline of each kind of node (``root`` is an operation a variable points to), and the colours of
+#: the graph's text (``text``, ``caption``) and of what keeps it readable where lines cross (``backdrop``, ``paper``).
+NORMAL_PALETTE = {
     "op": ("#eef0f4", "#6b7280"),
     "root": ("#dcf2d4", "#4d7c3a"),
     "leaf": ("#d6e6fb", "#3b6fb6"),
@@ -47,8 +48,47 @@ PALETTE = {
     "active": ("#fca5a5", "#dc2626"),
     "removed": "#c0c4cc",
     "freed": ("#eceef1", "#8b93a1"),  # a backward released the node's saved tensors: it cannot run again
+    "freed_text": "#6b717c",
     "origin": "#0e7490",  # made by the code line under the mouse
+    "text": "#000000",
+    "caption": "#334155",
+    "backdrop": "#d2ffffff",
+    "paper": "#ffffff",
+    "line_box": ("#f3f6fb", "#9aa9c2"),
+    "module_box": ("#f1f8ee", "#8fb58a"),
 }
+#: View > High Contrast: black boxes outlined in colours that read at 7:1 or more on black, white text.
+HIGH_CONTRAST_PALETTE = {
+    "op": ("#000000", "#ffffff"),
+    "root": ("#000000", "#00ff00"),
+    "leaf": ("#000000", "#00ffff"),
+    "custom": ("#000000", "#ffa64d"),
+    "edge": "#ffffff",
+    "lane": "#80d8ff",
+    "edge_label": "#ffffff",
+    "tag": ("#000000", "#ffff00"),
+    "new": "#ffa64d",
+    "highlight": "#ff80ff",
+    "selected": "#ffff00",
+    "active": ("#4d0000", "#ff6666"),
+    "removed": "#808080",
+    "freed": ("#000000", "#c8c8c8"),
+    "freed_text": "#ffffff",
+    "origin": "#00ffff",
+    "text": "#ffffff",
+    "caption": "#ffffff",
+    "backdrop": "#d2000000",
+    "paper": "#000000",
+    "line_box": ("#000000", "#c8c8c8"),
+    "module_box": ("#000000", "#c8c8c8"),
+}
+#: The palette in use (:func:`use_high_contrast` switches it in place, so every reader sees the theme's).
+PALETTE = dict(NORMAL_PALETTE)
+
+
+def use_high_contrast(on: bool) -> None:
+    """Draw the graph in the high-contrast palette, or the normal one."""
+    PALETTE.update(HIGH_CONTRAST_PALETTE if on else NORMAL_PALETTE)
 
 
 def make_pen(color: str, width: float = 1.0, cosmetic: bool = False, style: Qt.PenStyle = Qt.SolidLine) -> QPen:
@@ -95,6 +135,11 @@ class EdgeChunk(QGraphicsRectItem):
         self._line_pen = pen
         self.setPen(Qt.NoPen)
 
+    def set_pen(self, pen: QPen) -> None:
+        """Draw the lines with ``pen``."""
+        self._line_pen = pen
+        self.update()
+
     def path(self) -> QPainterPath:
         """The lines and arrowheads drawn."""
         return self._path
@@ -123,14 +168,12 @@ class EdgeChunk(QGraphicsRectItem):
         painter.setPen(QColor(PALETTE["edge_label"]))
         metrics = QFontMetricsF(self.font)
         ascent, height = metrics.ascent(), metrics.height()
-        backdrop = QColor(255, 255, 255, 210)  # keeps a label readable where lines cross it
+        backdrop = QColor(PALETTE["backdrop"])  # keeps a label readable where lines cross it
         for point, text in self.labels:
             painter.fillRect(QRectF(point.x() - 1, point.y() - ascent, self._widths[text] + 2, height), backdrop)
             painter.drawText(point, text)
 
 
-#: Fill and outline of the boxes that group nodes by the line execution or the module that made them.
-BOX_COLOURS = {"line": ("#f3f6fb", "#9aa9c2"), "module": ("#f1f8ee", "#8fb58a"), "marked": PALETTE["origin"]}
 #: Height of a box's header strip (its label and its collapse toggle), in scene units.
 BOX_HEADER = 16.0
 
@@ -151,14 +194,19 @@ class OriginBox(QGraphicsRectItem):
         self.members: set[int] = set()
         self.collapsed = False
         self.marked = False
-        self.setPen(make_pen(BOX_COLOURS[kind][1], 2.5, cosmetic=True))  # bounds with room for the marked outline
         self.setZValue(-1.0 if kind == "line" else -2.0 + 0.01 * len(key))
         self.caption = QGraphicsRectItem(caption_parent)
         self.caption.setPen(Qt.NoPen)
-        self.caption.setBrush(QColor(255, 255, 255, 200))  # readable where edges cross it
         self._caption_text = QGraphicsSimpleTextItem(label, self.caption)
         self._caption_text.setFont(font)
-        self._caption_text.setBrush(QColor("#334155"))
+        self.restyle()
+
+    def restyle(self) -> None:
+        """Take the colours of the graph's palette in use (View > High Contrast)."""
+        self.setPen(make_pen(PALETTE[f"{self.kind}_box"][1], 2.5, cosmetic=True))  # bounds: room for the marked outline
+        self.caption.setBrush(QColor(PALETTE["backdrop"]))  # readable where edges cross it
+        self._caption_text.setBrush(QColor(PALETTE["caption"]))
+        self.update()
 
     def place_caption(self) -> None:
         """Put the label (with the hidden count when collapsed) in the header, after the toggle."""
@@ -190,9 +238,9 @@ class OriginBox(QGraphicsRectItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None) -> None:
         rect = self.rect()
-        fill, outline = BOX_COLOURS[self.kind]
+        fill, outline = PALETTE[f"{self.kind}_box"]
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        painter.setPen(make_pen(BOX_COLOURS["marked"] if self.marked else outline, 2.5 if self.marked else 1.0,
+        painter.setPen(make_pen(PALETTE["origin"] if self.marked else outline, 2.5 if self.marked else 1.0,
                                 cosmetic=True))
         painter.setBrush(QColor(fill).darker(112) if self.collapsed else QColor(fill))
         if lod < 0.1:
@@ -202,7 +250,7 @@ class OriginBox(QGraphicsRectItem):
         if lod < 0.4:
             return
         toggle = self.toggle_rect()
-        painter.setBrush(QColor("#ffffff"))
+        painter.setBrush(QColor(PALETTE["paper"]))
         painter.drawRect(toggle)
         middle = toggle.center()
         painter.drawLine(QPointF(toggle.left() + 2, middle.y()), QPointF(toggle.right() - 2, middle.y()))

@@ -27,8 +27,9 @@ GAP = 12.0
 ROW_PADDING = 4.0
 #: Fill and outline of the swatches that are a state, not a kind: new is outlined amber, a node whose saved
 #: tensors a backward freed is grey and dashed, a node that left the graph fades grey.
-_SWATCH_COLOURS = {"new": (PALETTE["op"][0], PALETTE["new"]), "freed": PALETTE["freed"],
-                   "removed": (QColor(PALETTE["removed"]).lighter(120).name(), PALETTE["removed"])}
+def _swatch_colours() -> dict[str, tuple[str, str]]:
+    return {"new": (PALETTE["op"][0], PALETTE["new"]), "freed": PALETTE["freed"],
+            "removed": (QColor(PALETTE["removed"]).lighter(120).name(), PALETTE["removed"])}
 
 
 class GraphLegend(QWidget):
@@ -88,6 +89,7 @@ class GraphLegend(QWidget):
         painter.setRenderHint(QPainter.Antialiasing)
         metrics = QFontMetricsF(self.font())
         height = metrics.height()
+        swatches = _swatch_colours()
         for swatch, text, place in self._places(self.width()):
             box = QRectF(place.x(), place.y() + height / 2 - 6, SWATCH, 12)
             if swatch in ("edge", "lane"):
@@ -98,7 +100,7 @@ class GraphLegend(QWidget):
                     painter.drawLine(QPointF(box.right() - 5, middle - 3), QPointF(box.right(), middle))
                     painter.drawLine(QPointF(box.right() - 5, middle + 3), QPointF(box.right(), middle))
             else:
-                fill, outline = _SWATCH_COLOURS.get(swatch) or PALETTE[swatch]
+                fill, outline = swatches.get(swatch) or PALETTE[swatch]
                 style = Qt.DashLine if swatch in ("custom", "freed") else Qt.SolidLine
                 painter.setPen(make_pen(outline, 2.0 if swatch == "new" else 1.2, style=style))
                 painter.setBrush(QBrush(QColor(fill)))

@@ -320,6 +320,7 @@ class GraphScene(QGraphicsScene):
         for shown, width, style in lines:
             item = QGraphicsSimpleTextItem(shown, self.text_layer)
             item.setFont(self._fonts[style])
+            item.setBrush(QColor(PALETTE["text"]))
             item.setPos(centre.x() - width / 2, top)
             item.setData(0, drawn.node_id)
             drawn.texts.append(item)
@@ -390,12 +391,10 @@ class GraphScene(QGraphicsScene):
         path = QPainterPath()
         path.addRoundedRect(QRectF(right - width, drawn.box.pos().y() - height / 2, width, height), 4, 4)
         tag = QGraphicsPathItem(path, self.text_layer)
-        fill, outline = PALETTE["tag"]
-        tag.setBrush(QColor(fill))
-        tag.setPen(make_pen(outline))
         tag.setData(0, drawn.node_id)
         label = QGraphicsSimpleTextItem(text, tag)
         label.setFont(self._font)
+        self._colour_tag(tag)
         label.setPos(right - width + 5, drawn.box.pos().y() - self._metrics.height() / 2)
         label.setData(0, drawn.node_id)
         return tag
@@ -450,6 +449,30 @@ class GraphScene(QGraphicsScene):
 
     # ---- styles ---------------------------------------------------------------------------
 
+    def restyle_theme(self) -> None:
+        """Draw everything drawn again in the graph palette in use (View > High Contrast switched it)."""
+        self._styles.clear()
+        self._overlay.setPen(make_pen(PALETTE["highlight"], 2.5, cosmetic=True))
+        self.edges.restyle()
+        for box in self.groups:
+            box.restyle()
+        for drawn in self.drawn.values():
+            for text in drawn.texts:
+                text.setBrush(QColor(PALETTE["text"]))
+            if drawn.tag is not None:
+                self._colour_tag(drawn.tag)
+            if drawn.freed_mark is not None:  # drawn anew below, in the palette's colours
+                self._mark_freed(drawn, False)
+        self._restyle(self.drawn.keys())
+
+    @staticmethod
+    def _colour_tag(tag: QGraphicsPathItem) -> None:
+        fill, outline = PALETTE["tag"]
+        tag.setBrush(QColor(fill))
+        tag.setPen(make_pen(outline))
+        for label in tag.childItems():
+            label.setBrush(QColor(PALETTE["text"]))
+
     def _restyle(self, ids: Iterable[int]) -> None:
         """Colour boxes by kind and by the strongest of their marks: active, selected, origin, highlighted, new."""
         model = self.model
@@ -499,13 +522,13 @@ class GraphScene(QGraphicsScene):
         path = QPainterPath()
         path.addRoundedRect(QRectF(corner, QSizeF(width, height)), 3, 3)
         mark = QGraphicsPathItem(path, self.text_layer)
-        mark.setBrush(QColor("#ffffff"))
+        mark.setBrush(QColor(PALETTE["paper"]))
         mark.setPen(make_pen(PALETTE["freed"][1], 1.0, cosmetic=True))
         mark.setData(0, drawn.node_id)
         mark.setToolTip(tr("saved tensors freed"))
         label = QGraphicsSimpleTextItem(text, mark)
         label.setFont(self._small)
-        label.setBrush(QColor(PALETTE["freed"][1]).darker(130))
+        label.setBrush(QColor(PALETTE["freed_text"]))
         label.setPos(corner + QPointF(4, 1))
         label.setData(0, drawn.node_id)
         mark.setVisible(drawn.box.isVisible())

@@ -51,7 +51,7 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QPainter, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPainter, QPalette, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -75,6 +75,7 @@ from widgets.graph_framing import TEXT_MIN_SCALE, Framer
 from widgets.graph_items import PALETTE, OriginBox
 from widgets.graph_legend import GraphLegend
 from widgets.graph_scene import GraphScene
+from widgets.theme import follow_palette
 from widgets.translated_texts import TranslatedTexts
 
 #: Wider than this and than SIDE_DETAILS_ASPECT times its height, the details pane sits beside the graph: in a
@@ -140,7 +141,7 @@ class GraphView(QWidget):
         self._view.viewport().setMouseTracking(True)
         self.setFocusProxy(self._view)  # View > Go To Panel lands on the drawing
         self._view.installEventFilter(self)  # the keys that walk the graph (the view, not its viewport, gets them)
-        self._view.setStyleSheet("QGraphicsView:focus { border: 2px solid palette(highlight); }")  # focus mark
+        self._mark_focus()
         for setter, text in ((self._view.setAccessibleName, N_("Autograd graph drawing")),
                              (self._view.viewport().setAccessibleName, N_("Autograd graph drawing")),
                              (self._view.setAccessibleDescription, WALK_KEYS)):
@@ -164,6 +165,7 @@ class GraphView(QWidget):
         model.leaves_waiting.connect(self._on_model_leaves_waiting)
         self._on_model_replaced()
         self._on_model_leaves_waiting()
+        follow_palette(self, self._restyle)
 
     def _make_toolbar(self) -> QToolBar:
         toolbar = QToolBar()
@@ -386,6 +388,22 @@ class GraphView(QWidget):
             length = self.width() if side else self.height()
             details = min(int(length * DETAILS_SHARE), SIDE_DETAILS_MAX) if side else int(length * DETAILS_SHARE)
             self._splitter.setSizes([length - details, details])
+
+    def _mark_focus(self) -> None:
+        """A border in the highlight colour round the focused canvas (a style sheet: set again with each theme, as
+        it fixes the canvas's palette when set)."""
+        palette = QGuiApplication.palette()
+        self._view.setStyleSheet(f"QGraphicsView {{ background: {palette.color(QPalette.ColorRole.Base).name()}; }}"
+                                 "QGraphicsView:focus { border: 2px solid "
+                                 f"{palette.color(QPalette.ColorRole.Highlight).name()}; }}")
+
+    def _restyle(self) -> None:
+        """View > High Contrast: the drawing, the legend and the details in the palette in use."""
+        self._scene.restyle_theme()
+        self._mark_focus()
+        self._legend.update()
+        if self.model.selected in self._scene.drawn:
+            self._show_details(self.model.selected)
 
     # -- the model's events -----------------------------------------------------------------
 

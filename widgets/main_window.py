@@ -43,7 +43,7 @@ from app.shown_step import ShownStep, Step
 from app.stepping_rules import WindowState, allowed_actions
 from app.transcript import Transcript
 from app.workspace import LESSONS_DIR, Workspace
-from widgets import settings
+from widgets import settings, theme
 from widgets.backward_panel import BackwardPanel
 from widgets.call_stack_view import CallStackView
 from widgets.code_view import CodeView
@@ -72,6 +72,7 @@ from widgets.window_actions import (
     add_actions,
     build_menus,
     icon_text,
+    restyle_icons,
     retranslate_actions,
     retranslate_menus,
 )
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         self.notes_view.set_language(self.language)
         self.code_view.set_language(self.language)
         self.set_text_size(settings.get("view/text_size"))
+        self.set_high_contrast(settings.get("view/high_contrast"))
         self.lesson_browser.set_lessons(list_lessons(self.lessons_dir), self.language)
         self._show_progress()
         self.watch_view.set_expressions(settings.get("watch/expressions"))
@@ -650,6 +652,15 @@ class MainWindow(QMainWindow):
         self.window_layout.set_text_scale(scale, self.toolbar)
         for size, action in self.text_size_actions.items():
             action.setChecked(size == percent)
+
+    def set_high_contrast(self, on: bool) -> None:
+        """View > High Contrast: every panel in black, white and bright marks, or in the usual colours (kept)."""
+        settings.put("view/high_contrast", on)
+        theme.set_high_contrast(on)
+        restyle_icons(self)
+        action = self.menu_actions["high_contrast"]
+        if action.isChecked() != on:
+            action.setChecked(on)
 
     def set_language(self, language: str) -> None:
         """Show the whole interface, lesson titles and notes included, in ``language`` (remembered)."""

@@ -6,6 +6,8 @@ from pygments.lexers import PythonLexer
 from pygments.token import Comment, Keyword, Name, Number, Operator, String, Token
 from PySide6.QtGui import QColor, QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
+from widgets.colours import ensure_contrast
+
 TokenType = type(Token)
 #: Colour, bold and italic of each kind of token, chosen for a light background. A token takes
 #: the style of its nearest listed ancestor (``Keyword.Namespace`` is drawn as ``Keyword``).
@@ -55,9 +57,20 @@ class PythonHighlighter(QSyntaxHighlighter):
         super().__init__(document)
         self._lexer = PythonLexer()
         self._formats = {token: _char_format(*style) for token, style in TOKEN_STYLES.items()}
+        self._background: QColor | None = None
         self._styles: dict[TokenType, TokenType | None] = {}
         self._openers: list[str] = []
         self._cache: dict[tuple[int, str], tuple[list[tuple[int, int, TokenType]], int]] = {}
+
+    def set_background(self, background: QColor | None) -> None:
+        """Make every colour read at 7:1 on ``background`` (View > High Contrast), or (None) the usual colours."""
+        if background == self._background:
+            return
+        self._background = background
+        for token, (colour, bold, italic) in TOKEN_STYLES.items():
+            shown = QColor(colour) if background is None else ensure_contrast(QColor(colour), background)
+            self._formats[token] = _char_format(shown.name(), bold, italic)
+        self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
         state = max(self.previousBlockState(), 0)

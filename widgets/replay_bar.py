@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QSlider, Q
 from app.backward_replay import BackwardReplay, position_text
 from app.i18n import N_, tr
 from widgets.backward_drill_view import DrillView
+from widgets.theme import follow_palette, standard_icon
 from widgets.translated_texts import TranslatedTexts
 
 #: Replay speeds, in steps per second; the slider moves in half steps.
@@ -75,6 +76,7 @@ class ReplayBar(QFrame):
         replay.question_closed.connect(self._on_replay_question_closed)
         self._on_replay_loaded()
         self._on_replay_playing_changed()
+        follow_palette(self, self._restyle_icons)
 
     def _build_controls(self) -> None:
         pixmap = QStyle.StandardPixmap
@@ -112,9 +114,16 @@ class ReplayBar(QFrame):
         controls.addWidget(self.drill_check)
         controls.addStretch(1)
 
+    def _restyle_icons(self) -> None:
+        """The buttons' icons in the colours of the theme in use (View > High Contrast)."""
+        for button in (self.restart_button, self.back_button, self.forward_button):
+            button.setIcon(standard_icon(self, button.property("standard_pixmap")))
+        self._on_replay_playing_changed()
+
     def _tool_button(self, pixmap: QStyle.StandardPixmap, tip: str) -> QToolButton:
         button = QToolButton()
-        button.setIcon(self.style().standardIcon(pixmap))
+        button.setIcon(standard_icon(self, pixmap))
+        button.setProperty("standard_pixmap", pixmap)  # its icon again after a change of theme
         self._texts.set(button.setToolTip, tip)
         button.setAutoRaise(True)
         return button
@@ -167,7 +176,7 @@ class ReplayBar(QFrame):
         else:
             self._timer.stop()
         icon = QStyle.StandardPixmap.SP_MediaPause if playing else QStyle.StandardPixmap.SP_MediaPlay
-        self.play_button.setIcon(self.style().standardIcon(icon))
+        self.play_button.setIcon(standard_icon(self, icon))
         self.play_button.setToolTip(tr("Pause the replay") if playing else tr("Play the backward pass node by node"))
 
     def _on_replay_asked(self, _question: Any) -> None:

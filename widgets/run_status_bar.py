@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QColor
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from app import messages as m
 from app.i18n import N_, tr
 from app.value_text import summary_line
+from widgets.colours import ensure_contrast
+from widgets.theme import follow_palette, high_contrast
 
 #: Characters of a returned value the status text shows.
 RETURNED_CHARS = 60
@@ -93,6 +95,8 @@ class RunStatusBar(QStatusBar):
         self.addWidget(self.state_label, 1)
         self.addPermanentWidget(self.step_label)
         self.addPermanentWidget(self.grad_label)
+        self._grad_mode = ""  # the chip's mode, to colour it again after a change of theme
+        follow_palette(self, self._colour_grad_chip)
 
     def show_run(self, state: str, snapshot: dict[str, Any] | None, ended: m.Ended | None, has_file: bool,
                  step: int | None = None) -> None:
@@ -156,12 +160,26 @@ class RunStatusBar(QStatusBar):
             self.grad_label.setText("")
             self.grad_label.setToolTip("")
             self.grad_label.setStyleSheet("")
+            self._grad_mode = ""
             return
         if snapshot.get("inference_mode"):
             mode = "inference_mode"
         else:
             mode = "grad" if snapshot.get("grad_enabled") else "no_grad"
-        text, colour, tip = GRAD_MODES[mode]
+        text, _, tip = GRAD_MODES[mode]
         self.grad_label.setText(f" {tr(text) if mode == 'grad' else text} ")
         self.grad_label.setToolTip(tr(tip))
-        self.grad_label.setStyleSheet(f"color: white; background: {colour}; border-radius: 3px;")
+        self._grad_mode = mode
+        self._colour_grad_chip()
+
+    def _colour_grad_chip(self) -> None:
+        """White on the mode's colour; in high contrast, the mode's colour (made to read at 7:1) on black."""
+        if not self._grad_mode:
+            return
+        colour = QColor(GRAD_MODES[self._grad_mode][1])
+        if high_contrast():
+            bright = ensure_contrast(colour, QColor("#000000")).name()
+            sheet = f"color: {bright}; background: #000000; border: 1px solid {bright}; border-radius: 3px;"
+        else:
+            sheet = f"color: white; background: {colour.name()}; border-radius: 3px;"
+        self.grad_label.setStyleSheet(sheet)

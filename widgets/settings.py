@@ -15,12 +15,14 @@ DEFAULTS: dict[str, Any] = {
     "last_file": "",
     "window/geometry": QByteArray(),
     "window/state": QByteArray(),
+    "window/lessons_in_strip": False,
     "variables/header": QByteArray(),
     "watch/expressions": [],
     "console/max_lines": 5000,
     "history/budget_mb": 512,
     "course/ask_predictions": True,
     "view/text_size": 100,
+    "view/high_contrast": False,
 }
 
 _file: str | None = None

@@ -51,8 +51,9 @@ from PySide6.QtWidgets import (
 
 from app.i18n import N_, tr
 from app.value_text import grad_state
-from widgets.colours import blend
-from widgets.variables_view import ALARM_RED, CHANGE_AMBER
+from widgets.colours import tint
+from widgets.theme import follow_palette
+from widgets.variables_view import CHANGE_AMBER, alarm_red
 
 #: Arrays up to this many values are bar charts; longer ones are line plots.
 BAR_LIMIT = 50
@@ -129,8 +130,7 @@ class ArrayTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def _set_colours(self) -> None:
-        palette = QGuiApplication.palette()
-        self._tint = blend(palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.55)
+        self._tint = tint(CHANGE_AMBER, 0.55)
 
     def rowCount(self, parent: QModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else self._array.shape[0]
@@ -146,7 +146,7 @@ class ArrayTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return self._tint if self._changed(index.row(), index.column()) else None
         if role == Qt.ItemDataRole.ForegroundRole:
-            return ALARM_RED if _not_finite(self._array[index.row(), index.column()]) else None
+            return alarm_red() if _not_finite(self._array[index.row(), index.column()]) else None
         if role == Qt.ItemDataRole.ToolTipRole:
             value = self._array[index.row(), index.column()]
             tip = f"[{self._row_name(index.row())}, {index.column()}] = {value}"
@@ -297,25 +297,31 @@ class ArrayPlot(pg.PlotWidget):
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        palette = QGuiApplication.palette()
-        super().__init__(parent, background=palette.color(QPalette.ColorRole.Base))
-        text = palette.color(QPalette.ColorRole.Text)
+        super().__init__(parent)
+        self._restyle()
+        follow_palette(self, self._restyle)
         item = self.getPlotItem()
-        for name in ("left", "bottom"):
-            item.getAxis(name).setPen(text)
-            item.getAxis(name).setTextPen(text)
         item.setMenuEnabled(False)  # the ViewBox's and the PlotItem's menus
         item.hideButtons()
         self.scene().contextMenu = []  # the scene's "Export..."
         self._image = pg.ImageItem(axisOrder="row-major")
         self._bar: pg.ColorBarItem | None = None
-        self._text = text
         self._grid = False
         self.setMinimumHeight(120)
         self.retranslate()
 
     def retranslate(self) -> None:
         self.setAccessibleName(tr("Plot of the tensor's values"))
+
+    def _restyle(self) -> None:
+        """The theme's base behind the plot, its text colour on the axes (View > High Contrast)."""
+        palette = QGuiApplication.palette()
+        self.setBackground(palette.color(QPalette.ColorRole.Base))
+        self._text = palette.color(QPalette.ColorRole.Text)
+        item = self.getPlotItem()
+        for name in ("left", "bottom"):
+            item.getAxis(name).setPen(self._text)
+            item.getAxis(name).setTextPen(self._text)
 
     def context_menu(self) -> QMenu:
         """The plot's right-click menu: show all of it, and a grid on or off."""
@@ -544,10 +550,8 @@ class TensorInspector(QWidget):
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.note = QLabel(self, wordWrap=True, objectName="inspector_note")
         self.note.setAutoFillBackground(True)
-        note_palette = self.note.palette()
-        note_palette.setColor(QPalette.ColorRole.Window,
-                              blend(note_palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.35))
-        self.note.setPalette(note_palette)
+        self._colour_note()
+        follow_palette(self.note, self._colour_note)
         self.note.setContentsMargins(6, 2, 6, 2)
         self.slices = SliceControls(self)
         self.value_panel = ArrayPanel(N_("value"), self)
@@ -578,6 +582,12 @@ class TensorInspector(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack)
         self.slices.changed.connect(self._on_slices_changed)
+
+    def _colour_note(self) -> None:
+        """The note on an amber tint of the theme's base (the only colour set: the others follow the theme)."""
+        palette = QPalette()
+        palette.setColor(QPalette.ColorRole.Window, tint(CHANGE_AMBER, 0.35))
+        self.note.setPalette(palette)
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -687,7 +697,7 @@ class TensorInspector(QWidget):
             stats = [f"{name} {eq}{s[name]:.4g}" for name in ("min", "max", "mean", "std")]
             if eq:
                 stats.append(tr("(from a sample)"))
-        red = ALARM_RED.name()
+        red = alarm_red().name()
         for name, label in (("nan", "NaN"), ("inf", "Inf")):
             count = s.get(name, 0)
             stats.append(f"<span style='color:{red}; font-weight:bold'>{label} {count:,}</span>" if count

@@ -12,7 +12,7 @@ Features
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import N_, tr
+from widgets.colours import ensure_contrast, tint
+from widgets.theme import follow_palette, high_contrast
 
 #: Tick colours by the reason a pause is marked.
 MARK_COLOURS = {"breakpoint": "#d32f2f", "exception": "#8e24aa", "post_mortem": "#8e24aa", "watch": "#ef6c00",
@@ -59,8 +61,15 @@ class _MarkedSlider(QSlider):
         for position, kind in self.marks.items():
             x = groove.x() + handle.width() // 2 + QStyle.sliderPositionFromValue(
                 self.minimum(), self.maximum(), position, span)
-            painter.fillRect(QRect(x - 1, self.height() - 5, 3, 5), QColor(MARK_COLOURS.get(kind, "#555555")))
+            painter.fillRect(QRect(x - 1, self.height() - 5, 3, 5), mark_colour(kind))
         painter.end()
+
+
+def mark_colour(kind: str) -> QColor:
+    """A tick's colour; in high contrast, made to read at 7:1 on the base."""
+    colour = QColor(MARK_COLOURS.get(kind, "#555555"))
+    return ensure_contrast(colour, QGuiApplication.palette().color(QPalette.ColorRole.Base)) if high_contrast() \
+        else colour
 
 
 class TimelineBar(QWidget):
@@ -100,6 +109,7 @@ class TimelineBar(QWidget):
         self._recording = False
         self._finished = False
         self._end_status = "ok"
+        follow_palette(self, self._refresh)  # the past's tint, in the theme's colours
         self.slider.sliderMoved.connect(self._on_slider_moved)
         self.slider.actionTriggered.connect(self._on_slider_action_triggered)
         self.live_button.clicked.connect(self.live_requested)
@@ -184,10 +194,9 @@ class TimelineBar(QWidget):
         past = self.is_past()
         self.live_button.setEnabled(past)
         self.compare_button.setEnabled(past)
-        palette = self.palette()
-        base = self.parentWidget().palette().color(QPalette.ColorRole.Window) if self.parentWidget() else \
-            palette.color(QPalette.ColorRole.Window)
-        palette.setColor(QPalette.ColorRole.Window, QColor(PAST_TINT) if past else base)
+        palette = QPalette()  # the past's tint, or no colour of its own: the rest follows the theme
+        if past:
+            palette.setColor(QPalette.ColorRole.Window, tint(QColor(PAST_TINT), 1.0))
         self.setPalette(palette)
 
     def _on_slider_moved(self, value: int) -> None:

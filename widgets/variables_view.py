@@ -59,7 +59,8 @@ from app.variable_rows import (
     Row,
     VariableRows,
 )
-from widgets.colours import blend
+from widgets.colours import ensure_contrast, tint
+from widgets.theme import follow_palette, high_contrast
 
 INITIAL_WIDTHS = {NAME: 104, VALUE: 300, SHAPE: 70, DTYPE: 70, DEVICE: 50}
 #: The grad-state columns come right after the name, before the value, so a pane as narrow as
@@ -91,6 +92,12 @@ CHANGE_AMBER = QColor("#ffc94d")
 MARK_VIOLET = QColor("#7c3aed")
 #: The value of a tensor holding NaN or Inf.
 ALARM_RED = QColor("#c62828")
+
+
+def alarm_red() -> QColor:
+    """:data:`ALARM_RED`, made to read at 7:1 on the base in high contrast."""
+    return ensure_contrast(ALARM_RED, QGuiApplication.palette().color(QPalette.ColorRole.Base)) \
+        if high_contrast() else ALARM_RED
 
 
 class VariablesModel(QAbstractItemModel):
@@ -240,18 +247,24 @@ class VariablesModel(QAbstractItemModel):
             return row.summary
         return None
 
+    def restyle(self) -> None:
+        """The colours of the theme in use, on every row (View > High Contrast)."""
+        self._set_colours()
+        self._rows_changed(self.rows.root)
+
     def _set_colours(self) -> None:
         palette = QGuiApplication.palette()
-        self._tint = blend(palette.color(QPalette.ColorRole.Base), CHANGE_AMBER, 0.45)
-        self._mark_tint = blend(palette.color(QPalette.ColorRole.Base), MARK_VIOLET, 0.3)
+        self._tint = tint(CHANGE_AMBER, 0.45)
+        self._mark_tint = tint(MARK_VIOLET, 0.3)
         self._dim = palette.color(QPalette.ColorRole.PlaceholderText)
+        self._alarm = alarm_red()
 
     def _foreground(self, row: Row, column: int) -> QColor | None:
         summary = row.summary
         if summary is None or not is_tensor(summary):
             return None
         if column in (NAME, VALUE) and (summary.get("nan") or summary.get("inf")):
-            return ALARM_RED
+            return self._alarm
         if row.cells[column] in ("False", "None", "none"):
             return self._dim
         return None
@@ -277,6 +290,7 @@ class VariablesView(QWidget):
         super().__init__(parent)
         self.rows = rows if rows is not None else VariableRows()
         self.model = VariablesModel(self.rows, self)
+        follow_palette(self, self.model.restyle)
         self._filter = QLineEdit(self)
         self._filter.setObjectName("variables_filter")
         self._filter.setPlaceholderText(tr("Filter by name"))

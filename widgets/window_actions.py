@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu, QMessageBox, QStyle, QToolBar,
 
 from app.i18n import N_, tr
 from widgets.text_size import SIZES
+from widgets.theme import standard_icon
 from widgets.window_layout import DOCK_TITLES, GO_TO_KEYS
 
 SP = QStyle.StandardPixmap
@@ -69,7 +70,8 @@ MENU_TITLES = {"file": N_("&File"), "recent": N_("Open &Recent"), "run": N_("&Ru
 #: View > Go To's name for the code (the other panels are named by their docks' titles).
 CODE_TITLE = N_("Code")
 MENU_ACTIONS = {"quit": N_("&Quit"), "budget": N_("History &Budget…"), "fold": N_("&Fold All Notes"),
-                "unfold": N_("&Unfold All Notes"), "reset": N_("&Reset Layout"), "about": N_("&About GradStep")}
+                "unfold": N_("&Unfold All Notes"), "reset": N_("&Reset Layout"), "about": N_("&About GradStep"),
+                "high_contrast": N_("&High Contrast")}
 
 
 def icon_text(text: str) -> str:
@@ -94,7 +96,7 @@ def make_action(parent: QWidget, text: str, shortcut: str | None, icon: QStyle.S
         action.setShortcut(QKeySequence(shortcut))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
     if icon is not None:
-        action.setIcon(parent.style().standardIcon(icon))
+        action.setIcon(standard_icon(parent, icon))
     set_action_texts(action, text, shortcut, tip)
     action.triggered.connect(slot)
     return action
@@ -151,7 +153,8 @@ def build_menus(window: QMainWindow) -> None:
 
 
 def _build_view_menu(window: QMainWindow, menu: QMenu) -> None:
-    """View: each dock's toggle, the language, the notes' folding, the layout, the text size, Go To Panel."""
+    """View: each dock's toggle, the language, the notes' folding, the layout, the text size, high contrast,
+    Go To Panel."""
     window.view_menu = window.menus["view"] = menu
     for dock in window.docks.values():
         window.view_menu.addAction(dock.toggleViewAction())
@@ -172,6 +175,10 @@ def _build_view_menu(window: QMainWindow, menu: QMenu) -> None:
         action = sizes.addAction(f"{percent} %", lambda p=percent: window.set_text_size(p))
         action.setCheckable(True)
         window.text_size_actions[percent] = action
+    contrast = window.menu_actions["high_contrast"] = window.view_menu.addAction("")
+    contrast.setObjectName("high_contrast")
+    contrast.setCheckable(True)
+    contrast.toggled.connect(window.set_high_contrast)
     go_to = window.menus["go_to"] = window.view_menu.addMenu("")
     window.go_to_actions = {}
     for name, key in GO_TO_KEYS.items():
@@ -179,6 +186,13 @@ def _build_view_menu(window: QMainWindow, menu: QMenu) -> None:
         action.setShortcut(QKeySequence(key))
         action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         window.go_to_actions[name] = action
+
+
+def restyle_icons(window: QMainWindow) -> None:
+    """The actions' icons in the colours of the theme in use (View > High Contrast)."""
+    for attribute, _text, _shortcut, icon, _method, _tip in ACTIONS:
+        if icon is not None:
+            getattr(window, attribute).setIcon(standard_icon(window, icon))
 
 
 def retranslate_menus(window: QMainWindow) -> None:

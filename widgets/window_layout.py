@@ -27,6 +27,9 @@ OUTPUT_SHARE, MIN_OUTPUT_HEIGHT = 0.19, 140
 MIN_GRAPH_SHARE, MIN_CODE_SHARE = 0.36, 0.33
 #: Wide enough for the "Lessons" and "Lesson notes" tabs side by side.
 MIN_LESSONS_WIDTH = 190
+#: At a larger text size the code shows at least this many characters of a line: where the lessons column leaves
+#: it less room, the lessons and notes tab into the strip under the code.
+READABLE_CODE_CHARS = 60
 #: Bumped when the default layout changes, so a layout saved by an older version is not restored.
 LAYOUT_VERSION = 4
 #: The docks' titles (English msgids), by object name.
@@ -80,6 +83,8 @@ class WindowLayout:
         self.default_state = QByteArray()
         self.text_scale = 1.0
         """View > Text Size: the lessons column's minimum width grows with it, so its tabs stay whole."""
+        self.lessons_in_strip = settings.get("window/lessons_in_strip")
+        """The layout (not the learner) tabbed the lessons and notes into the strip, for the code's room."""
 
     def _dock(self, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(tr(DOCK_TITLES[name]), self.window)
@@ -128,6 +133,7 @@ class WindowLayout:
             settings.put("window/state", QByteArray())
 
     def save(self) -> None:
+        settings.put("window/lessons_in_strip", self.lessons_in_strip)
         settings.put("window/geometry", self.window.saveGeometry())
         settings.put("window/state", self.window.saveState(LAYOUT_VERSION))
 
@@ -137,7 +143,9 @@ class WindowLayout:
             dock.setFloating(False)
             dock.show()
         self.window.restoreState(self.default_state, LAYOUT_VERSION)
+        self.lessons_in_strip = False
         self.size_docks()
+        self.place_lessons()
         self.hide_stale_tab_bars()
 
     def first_shown(self) -> None:
@@ -150,6 +158,7 @@ class WindowLayout:
         else:  # a layout saved at another size: Qt fits it by crushing whichever column it meets first
             self.window.layout().activate()
             self.uncrush_columns()
+        self.place_lessons()
         self.hide_stale_tab_bars()
 
     def size_docks(self) -> None:
@@ -172,6 +181,49 @@ class WindowLayout:
         QTimer.singleShot(0, toolbar, lambda: self.fit_toolbar(toolbar))  # once the new font reached its buttons
         if self.sized:
             self.uncrush_columns()
+            self.place_lessons()
+            self.hide_stale_tab_bars()
+
+    def place_lessons(self) -> None:
+        """At a larger text size on a window too narrow for three readable columns, the lessons and notes tab into
+        the strip under the code (beside the variables), so the code shows :data:`READABLE_CODE_CHARS`
+        characters; back on the left where the code has that room beside them."""
+        window, docks = self.window, self.docks
+        lessons, notes, strip = docks["lessons"], docks["notes"], docks["variables"]
+        narrow = self.text_scale > 1 and self.code_room() < self.readable_code_width()
+        if narrow and not self.lessons_in_strip and all(  # where the learner left them (closed, elsewhere): stay
+                window.dockWidgetArea(dock) == LEFT and not dock.isFloating() and not dock.isHidden()
+                for dock in (lessons, notes)):
+            front = next((dock for dock in window.tabifiedDockWidgets(strip) + [strip]
+                          if not dock.visibleRegion().isEmpty()), strip)
+            for dock in (lessons, notes):
+                window.tabifyDockWidget(strip, dock)
+            front.raise_()  # the strip keeps its panel in front: the lessons and notes are a tab away
+            self.lessons_in_strip = True
+            window.layout().activate()
+            graph = docks["graph"]
+            short = self.readable_code_width() - window.centralWidget().width()
+            if short > 0:  # the graph gives what the code still lacks, down to its least share
+                width = max(graph.width() - short, int(window.width() * MIN_GRAPH_SHARE) + 1)
+                window.resizeDocks([graph], [width], Qt.Orientation.Horizontal)
+                window.layout().activate()
+        elif not narrow and self.lessons_in_strip:
+            window.addDockWidget(LEFT, lessons)
+            window.tabifyDockWidget(lessons, notes)
+            notes.raise_()
+            self.lessons_in_strip = False
+            self.size_docks()
+
+    def readable_code_width(self) -> int:
+        """The code view's width that shows :data:`READABLE_CODE_CHARS` characters, its gutter and scroll bar."""
+        code = self.code
+        return (READABLE_CODE_CHARS * code.fontMetrics().horizontalAdvance("x") + code.viewportMargins().left()
+                + code.verticalScrollBar().sizeHint().width() + 2 * code.frameWidth() + 8)
+
+    def code_room(self) -> int:
+        """The code's width in the default layout, the lessons column beside it."""
+        width = self.window.width()
+        return width - self.min_lessons_width() - int(width * GRAPH_SHARE) - 12  # 12: the columns' separators
 
     def fit_toolbar(self, toolbar: QToolBar) -> None:
         """Labels beside the toolbar's icons where the window has room for all of them, icons alone where not."""
@@ -187,6 +239,8 @@ class WindowLayout:
         """
         for bar in self.window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
             bar.hide()
+            bar.setElideMode(Qt.TextElideMode.ElideNone)  # larger text: tabs stay whole, the bar scrolls instead
+            bar.setUsesScrollButtons(True)
         self.window.layout().invalidate()
 
     # ---- resizing -----------------------------------------------------------------------
