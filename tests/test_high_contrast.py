@@ -6,7 +6,7 @@ import re
 
 import pytest
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QGraphicsView
+from PySide6.QtWidgets import QGraphicsView, QLabel
 from test_code_view import backgrounds, formats_of, row_y
 from test_main_window import wait_paused
 
@@ -100,3 +100,26 @@ def test_high_contrast_restyles_every_panel_at_7_to_1_and_back_and_is_kept(qtbot
     assert indent_colour(window.code_view, line).name() == LINE_COLOURS["current"]
     assert {fill.name() for fill, *_ in normal_nodes} <= {pair[0] for pair in NORMAL_PALETTE.values()
                                                           if isinstance(pair, tuple)}
+
+
+def test_the_empty_graphs_card_follows_the_theme(qtbot, open_window):
+    """Before a run the graph shows a card; in high contrast it is no light card on a black canvas."""
+    window = open_window(LOOPS, (1280, 800))
+    empty = window.graph_view.findChild(QLabel, "graph_empty_message")
+    qtbot.waitUntil(empty.isVisible)
+
+    def card() -> tuple[QColor, QColor]:
+        image = empty.grab().toImage()
+        background = image.pixelColor(image.width() // 2, 3)  # inside the border, above the text
+        ink = max((image.pixelColor(x, y) for x in range(0, image.width(), 2)
+                   for y in range(0, image.height(), 2)), key=lambda c: contrast_ratio(c, background))
+        return background, ink
+
+    light_background, _ = card()
+    window.menu_actions["high_contrast"].trigger()
+    qtbot.waitUntil(lambda: card()[0].lightness() < 64)
+    background, ink = card()
+    assert light_background.lightness() > 200
+    assert contrast_ratio(ink, background) >= 7
+    window.menu_actions["high_contrast"].trigger()
+    qtbot.waitUntil(lambda: card()[0].lightness() > 200)

@@ -69,13 +69,14 @@ from PySide6.QtWidgets import (
 from app.graph_format import reachable
 from app.graph_model import GraphModel
 from app.i18n import N_, join_words, tr
+from widgets.colours import readable_color
 from widgets.graph_details import code_spans, node_details
 from widgets.graph_export import write_png, write_svg
 from widgets.graph_framing import TEXT_MIN_SCALE, Framer
 from widgets.graph_items import PALETTE, OriginBox
 from widgets.graph_legend import GraphLegend
 from widgets.graph_scene import GraphScene
-from widgets.theme import follow_palette
+from widgets.theme import follow_palette, high_contrast
 from widgets.translated_texts import TranslatedTexts
 
 #: Wider than this and than SIDE_DETAILS_ASPECT times its height, the details pane sits beside the graph: in a
@@ -207,10 +208,22 @@ class GraphView(QWidget):
         empty.setObjectName("graph_empty_message")
         empty.setWordWrap(True)
         empty.setAlignment(Qt.AlignCenter)
-        empty.setStyleSheet("QLabel { background: #f8fafc; color: #475569; border: 1px solid #cbd5e1;"
-                            " border-radius: 6px; padding: 12px 16px; }")
         empty.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self._style_empty_message(empty)
         return empty
+
+    @staticmethod
+    def _style_empty_message(empty: QLabel) -> None:
+        """A card in the theme in use: a pale card of muted text, or white on black in high contrast."""
+        background, text, border = (readable_color(light, dark).name() for light, dark in
+                                    (("#f8fafc", "#1e293b"), ("#475569", "#cbd5e1"), ("#cbd5e1", "#64748b")))
+        if high_contrast():
+            palette = QPalette()
+            background, text = (palette.color(role).name() for role in (QPalette.ColorRole.Base,
+                                                                       QPalette.ColorRole.Text))
+            border = text
+        empty.setStyleSheet(f"QLabel {{ background: {background}; color: {text}; border: 1px solid {border};"
+                            " border-radius: 6px; padding: 12px 16px; }")
 
     def _make_panes(self) -> QSplitter:
         """The drawing above (or left of) the legend and the details pane."""
@@ -400,6 +413,7 @@ class GraphView(QWidget):
     def _restyle(self) -> None:
         """View > High Contrast: the drawing, the legend and the details in the palette in use."""
         self._scene.restyle_theme()
+        self._style_empty_message(self._empty)
         self._mark_focus()
         self._legend.update()
         if self.model.selected in self._scene.drawn:
