@@ -133,8 +133,12 @@ class EventMonitor:
             self._mode = mode
             monitoring.set_events(self.tool, self._breakpoint_events if on else 0)
 
-    def step(self, running: Iterable[CodeType]) -> None:
-        """Stepping: every event of the lesson's frames, ``running`` (the code of those on the stack) armed now."""
+    def step(self, running: Callable[[], Iterable[CodeType]]) -> None:
+        """Stepping: every event of the lesson's frames.
+
+        ``running()`` gives the code of the lesson's frames on the stack, asked only when stepping
+        starts: while it goes on, every frame that starts is armed as it starts.
+        """
         monitoring = sys.monitoring
         if self._mode != STEPPING:
             if self._dirty or self._mode == BREAKPOINTS:  # what breakpoints answered DISABLE, stepping wants
@@ -144,11 +148,13 @@ class EventMonitor:
             monitoring.set_events(self.tool, self._global_step_events)
             if self._module_call is not None:
                 monitoring.set_local_events(self.tool, self._module_call, monitoring.events.PY_RETURN)
+            for code in running():
+                self._arm(code)
         elif self._dirty:  # a file became the lesson's: its code answered DISABLE as a library's
             self._dirty = False
             monitoring.restart_events()
-        for code in running:
-            self._arm(code)
+            for code in running():
+                self._arm(code)
 
     @contextlib.contextmanager
     def quiet(self) -> Iterator[None]:

@@ -269,7 +269,8 @@ class Tracer:
             return
         sys.settrace(None)
         if self.action in STEPPING:
-            monitor.step(frame.f_code for frame in self.user_frames(sys._getframe(1)))
+            caller = sys._getframe(1)
+            monitor.step(lambda: [frame.f_code for frame in self.user_frames(caller)])
         else:
             monitor.watch(self._needs_tracing())
 
