@@ -406,9 +406,13 @@ class GraphView(QWidget):
         """A border in the highlight colour round the focused canvas (a style sheet: set again with each theme, as
         it fixes the canvas's palette when set)."""
         palette = QGuiApplication.palette()
-        self._view.setStyleSheet(f"QGraphicsView {{ background: {palette.color(QPalette.ColorRole.Base).name()}; }}"
+        base = palette.color(QPalette.ColorRole.Base)
+        self._view.setStyleSheet(f"QGraphicsView {{ background: {base.name()}; }}"
                                  "QGraphicsView:focus { border: 2px solid "
                                  f"{palette.color(QPalette.ColorRole.Highlight).name()}; }}")
+        # The drawing's own background, painted over the viewport: the style sheet reaches the viewport's
+        # palette only when Qt polishes it again, which a theme switched under load could leave white.
+        self._view.setBackgroundBrush(base)
 
     def _restyle(self) -> None:
         """View > High Contrast: the drawing, the legend and the details in the palette in use."""
