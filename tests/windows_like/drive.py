@@ -125,8 +125,10 @@ def stop_child() -> dict[str, Any]:
 def stalled() -> dict[str, Any]:
     path = _lesson("""
         import itertools
-        print("looping", flush=True)
-        total = sum(itertools.repeat(1))
+        import os
+        # "looping" is written from inside sum(): C calls alone (chain, map, os.write), so the pause
+        # cannot land on a bytecode between the print and the stall
+        total = sum(itertools.chain(map(os.write, [1], [b"looping\\n"]), itertools.repeat(1)))
         """)
     events = Events()
     session = Session(events, warm_spare=False)
