@@ -135,6 +135,7 @@ class History:
         # values (app.pause_delta.GraphMirror) has only those stored again
         self._received: dict[int, dict[str, Any]] = {}
         self._roots = self._leaves = self._store.pairs(())
+        self._names_received: tuple[Any, Any] = (None, None)  # the last diff's roots and leaves dicts
         self._pending: list[tuple] = []
         self._graph_changes = 0
         self._graph_keys: dict[int, tuple] = {}
@@ -165,6 +166,7 @@ class History:
         stored = self._graph_diff(diff)
         self._advance(stored)
         self._pending.append(stored)
+        self._names_received = (diff.get("roots"), diff.get("leaves"))
 
     def add_pause(self, snapshot: dict[str, Any], kind: str | None = None) -> int:
         """Record a pause and return its index.
@@ -477,13 +479,24 @@ class History:
         """The pause's graph entry; a diff that changes nothing is not kept."""
         pending, self._pending = self._pending, []
         own = None
-        if diff is not None:
+        if diff is not None and self._same_names(diff):  # most pauses of a recording: nothing to store
+            pass
+        elif diff is not None:
             own = self._graph_diff(diff)
             if len(own) == 5 and not own[0] and not own[2] and own[3] is self._roots and own[4] is self._leaves:
                 own = None
             else:
                 self._advance(own)
         return (*pending, own) if pending else own
+
+    def _same_names(self, diff: dict[str, Any]) -> bool:
+        """Whether ``diff`` changes nothing and names nodes with the very dicts of the diff before it
+        (the session hands those on again when the lesson left them out, :mod:`app.pause_delta`)."""
+        names = (diff.get("roots"), diff.get("leaves"))
+        same = (names[0] is self._names_received[0] and names[1] is self._names_received[1]
+                and not (diff.get("changed") or diff.get("added") or diff.get("updated") or diff.get("removed")))
+        self._names_received = names
+        return same
 
     def _id_of(self, node: tuple) -> int:
         keys = node[1]

@@ -13,8 +13,10 @@ pauses included), which is what keeps them in step.
 Graph nodes travel the same way: a node the graph tracker updates (its saved tensors freed by
 a backward, renamed, a leaf's new summary) goes as a patch, its ``id`` and the keys whose values
 are not the objects sent for it before (:class:`GraphCompressor`); the app side
-(:class:`GraphMirror`) keeps the nodes it received and hands on whole ones. Pauses and the
-replies to requests carry graph changes, in the order they were made.
+(:class:`GraphMirror`) keeps the nodes it received and hands on whole ones. A diff's ``roots`` and
+``leaves`` (the variables that name nodes) are left out when they are the ones sent last, which
+is most pauses of a recording; the mirror puts back the very dicts it handed on before. Pauses
+and the replies to requests carry graph changes, in the order they were made.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ SECTIONS = ("vars", "globals")
 SAME = None
 #: The key that says how many of the previous pause's operations lead this pause's.
 OPS_KEPT = "ops_kept"
+#: A graph's naming maps, left out of a diff that names nodes as the graph before it did.
+NAMES = ("roots", "leaves")
 
 
 class PauseCompressor:
@@ -90,13 +94,20 @@ class GraphCompressor:
 
     def __init__(self) -> None:
         self._sent: dict[int, dict[str, Any]] = {}  # node id -> the node dict the app has for it
+        self._names: tuple[Any, Any] | None = None  # the roots and leaves the app has
 
     def compress(self, graph: dict[str, Any]) -> dict[str, Any]:
         """A graph diff (or whole graph, ``"nodes"``) as it goes on the wire (``graph`` is left as it is)."""
         sent = self._sent
+        names = (graph.get("roots"), graph.get("leaves"))
         if "nodes" in graph:
             self._sent = {node["id"]: node for node in graph["nodes"]}
+            self._names = names
             return graph
+        if names == self._names:
+            graph = {key: value for key, value in graph.items() if key not in NAMES}
+        else:
+            self._names = names
         for nid in graph.get("removed", ()):
             sent.pop(nid, None)
         for node in graph.get("added", ()):
@@ -122,13 +133,21 @@ class GraphMirror:
 
     def __init__(self) -> None:
         self._nodes: dict[int, dict[str, Any]] = {}
+        self._names: dict[str, Any] = {"roots": {}, "leaves": {}}
 
     def expand(self, graph: dict[str, Any]) -> dict[str, Any]:
         """Fill in a graph diff (or whole graph) as received, in place; returns it.
 
         A whole node takes the place of its patch; the keys a patch leaves out are the very
-        objects of the node before it, so a listener can tell what changed by identity.
+        objects of the node before it, so a listener can tell what changed by identity. So are
+        the ``roots`` and ``leaves`` a diff leaves out.
         """
+        names = self._names
+        for key in NAMES:
+            if key in graph:
+                names[key] = graph[key]
+            else:
+                graph[key] = names[key]
         nodes = self._nodes
         if isinstance(graph.get("nodes"), list):
             self._nodes = {node["id"]: node for node in graph["nodes"] if isinstance(node, dict)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from app import messages as m
+from app.history import History
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import TensorSummarizer
 from app.pause_delta import OPS_KEPT, SAME, GraphMirror, PauseCompressor, expand
@@ -93,6 +94,35 @@ def test_a_whole_graph_resets_both_sides_and_a_patch_of_an_unknown_node_is_dropp
     assert wire["updated"] == [{"id": 7, "variables": []}]
     assert app_side.expand(wire)["updated"] == [{**node, "variables": []}]
     assert GraphMirror().expand({"updated": [{"id": 9, "variables": []}]})["updated"] == []
+
+
+def test_roots_and_leaves_go_only_when_they_change_and_come_back_as_the_dicts_received():
+    tracker, lesson_side, app_side = GraphTracker(TensorSummarizer()), PauseCompressor(), GraphMirror()
+    history = History()
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (w * 3).sum()
+    namespaces = [{"w": w, "y": y}, {"w": w, "y": y, "n": 1}, {"w": w, "y": y, "n": 2}]
+    z = y * 2
+    namespaces.append({"w": w, "y": y, "z": z})  # a new root: both maps go again
+    namespaces.append({"w": w, "y": y, "z": z})
+    pauses = [{"step": i, "line": i, "vars": {}, "graph": tracker.update(ns)} for i, ns in enumerate(namespaces)]
+    wires = [across(lesson_side.compress(pause)) for pause in pauses]
+    sent = [sorted(set(wire["graph"]) & {"roots", "leaves"}) for wire in wires]
+    assert sent == [["leaves", "roots"], [], [], ["leaves", "roots"], []]
+    whole = [app_side.expand(wire["graph"]) for wire in wires]
+    for pause, got in zip(pauses, whole, strict=True):
+        assert got["roots"] == pause["graph"]["roots"] and got["leaves"] == pause["graph"]["leaves"]
+    assert whole[2]["roots"] is whole[0]["roots"] and whole[4]["leaves"] is whole[3]["leaves"]
+    assert whole[3]["roots"] == {"y": whole[0]["roots"]["y"], "z": whole[3]["roots"]["z"]}
+    for wire, got in zip(wires, whole, strict=True):
+        history.add_pause({**wire, "graph": got})
+    shown = [history.snapshot(i)["graph_full"] for i in range(len(pauses))]
+    assert [sorted(g["roots"]) for g in shown] == [["y"], ["y"], ["y"], ["y", "z"], ["y", "z"]]
+    assert [len(g["nodes"]) for g in shown] == [3, 3, 3, 4, 4]
+    # a map equal in content but received anew (a lesson process that sends it every time) changes nothing
+    again = {**whole[4], "roots": dict(whole[4]["roots"])}
+    history.add_pause({"step": 5, "line": 5, "vars": {}, "graph": again})
+    assert sorted(history.snapshot(5)["graph_full"]["roots"]) == ["y", "z"]
 
 
 def test_a_name_the_app_never_got_becomes_a_summary_that_says_so():
