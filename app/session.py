@@ -48,6 +48,13 @@ EXIT_STALLED = {
 UNFINISHED = N_("Stopped after the last line: the program had not ended")
 
 
+def _answers_pause(message: Any) -> bool:
+    """Whether ``message`` is the lesson's answer to a pause request: a pause that waits, or a ``busy`` notice."""
+    if isinstance(message, m.Paused):
+        return not message.snapshot.get("recording")
+    return isinstance(message, m.Notice) and message.kind == "busy"
+
+
 def _later(check: Callable[..., None], *args: Any) -> None:
     """Call ``check(*args)`` :data:`STALL_SECONDS` from now, on a timer thread that never holds up an exit."""
     timer = threading.Timer(STALL_SECONDS, check, args)
@@ -126,6 +133,7 @@ class Session:
         self._checks: list[str] | None = None
         self._ids = itertools.count(1)
         self._exiting: m.Notice | None = None  # the current run's last "exiting" notice: its last line has run
+        self._answered_at = 0  # channel bytes heard up to the end of the run's last answer to a pause request
         if warm_spare:
             self._spare = self._spawn()
 
@@ -152,6 +160,7 @@ class Session:
             self._graph = GraphMirror()
             self._ended = False
             self._exiting = None
+            self._answered_at = 0
             self._process = self._take_spare()
             self.state = RUNNING
             self._checks = list(checks) if checks else None
@@ -218,12 +227,14 @@ class Session:
     def pause(self) -> None:
         """Ask a running lesson to pause at its next traced line.
 
-        If the app hears nothing the lesson process wrote after the request (it always answers
-        one, with the pause or with a ``busy`` notice) and reads nothing more for
+        The lesson process answers a request with the pause or with a ``busy`` notice. If no
+        answer written after the request comes, and the app reads nothing more for
         :data:`STALL_SECONDS`, listeners get a ``Notice("stalled")``: the process cannot answer,
-        and only :meth:`stop` ends it. Messages written before the request are no answer (a
-        recording the app was still catching up with hid a stall behind them), but while the
-        app still reads them the wait goes on: the answer may be queued behind them.
+        and only :meth:`stop` ends it. Other messages are no answer, whenever they were written:
+        a recording the app was still catching up with hid a stall behind them, and where the OS
+        cannot count the bytes still in the pipe (the portable part), a message written before
+        the request may be read after it (the run's ``Started`` did). While the app still reads
+        messages the wait goes on: the answer may be queued behind them.
         """
         with self._lock:
             if self.state == RUNNING and self._process is not None:
@@ -232,13 +243,13 @@ class Session:
 
     def _watch_answer(self, process: LessonProcess, asked_at: int) -> None:
         """Check, :data:`STALL_SECONDS` from now, that ``process`` answered what it was asked when it
-        had written ``asked_at`` bytes."""
+        had written ``asked_at`` bytes (as far as the app can tell)."""
         _later(self._check_answered, process, asked_at, process.bytes_heard())
 
     def _check_answered(self, process: LessonProcess, asked_at: int, heard: int) -> None:
         with self._lock:
             if process is not self._process or self._ended or self.state != RUNNING \
-                    or process.bytes_heard() > asked_at:
+                    or self._answered_at > asked_at:
                 return
             if process.bytes_heard() != heard:  # still reading what came before the request
                 self._watch_answer(process, asked_at)
@@ -318,6 +329,8 @@ class Session:
                 return
             if isinstance(message, m.Ready):
                 return
+            if _answers_pause(message):
+                self._answered_at = process.bytes_heard()
             if isinstance(message, m.Paused):
                 expand(self.snapshot, message.snapshot)  # the pause as sent holds only what changed
                 if isinstance(graph := message.snapshot.get("graph"), dict):

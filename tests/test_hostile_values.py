@@ -13,14 +13,17 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from conftest import line_of, process_gone
 
+from app import lesson_process
 from app import messages as m
 from app.lesson.bounded_repr import TIMED_OUT
-from app.session import STALL_SECONDS
+from app.lesson_pipes import PumpedChannel
+from app.session import STALL_SECONDS, Session
 
 #: How long a test waits for a pause or an answer before it counts the run as hung (seconds).
 BOUND = 15.0
@@ -476,6 +479,48 @@ def test_a_call_that_holds_the_interpreter_is_said_to_be_stalled_and_stop_ends_i
     session.stop()
     assert events.end(timeout=BOUND).status == "stopped"
     assert process_gone(pid), "the lesson process outlived Stop"
+
+
+class _LateChannel(PumpedChannel):
+    """The portable part's channel, whose pump starts reading only once :attr:`gate` is set."""
+
+    def __init__(self, fd: int) -> None:
+        self.gate = threading.Event()
+        _late.append(self)
+        super().__init__(fd)
+
+    def _pump(self) -> None:
+        self.gate.wait()
+        super()._pump()
+
+
+_late: list[_LateChannel] = []
+
+
+def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answer(events, lesson, monkeypatch):
+    # Where the OS cannot count the bytes still in the pipe (the portable part, on Windows), what
+    # the lesson wrote before the request may be read after it: the run's Started was, now and
+    # then, under load, and the session took it for the answer and never said the lesson was
+    # stalled (ci21 and ci15: a 30 s wait for a notice that never came). Here the app's pump
+    # reads nothing until the lesson holds the interpreter and the request is sent.
+    monkeypatch.setattr(lesson_process, "open_channel", _LateChannel)
+    path, reached = _stall_lesson(
+        lesson, "fd = os.open({fifo}, os.O_WRONLY)\n"
+                "    total = sum(itertools.chain(map(os.write, [fd], [b'!']), itertools.repeat(1)))  # never back")
+    reader = _reader(reached)
+    session = Session(events, warm_spare=False)
+    try:
+        session.start(path, stop_on_entry=False)
+        _wait_reached(reader)
+        session.pause()
+        _late[-1].gate.set()  # Ready and Started, written before the request, are read after it
+        notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
+        assert notice.kind == "stalled", notice
+        assert [type(message).__name__ for message in events.seen[:2]] == ["Started", "Notice"]
+        session.stop()
+        assert events.end(timeout=BOUND).status == "stopped"
+    finally:
+        session.close()
 
 
 def test_a_stall_behind_a_recording_the_app_is_still_reading_is_said_to_be_stalled(session, events, lesson):
