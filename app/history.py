@@ -479,9 +479,7 @@ class History:
         """The pause's graph entry; a diff that changes nothing is not kept."""
         pending, self._pending = self._pending, []
         own = None
-        if diff is not None and self._same_names(diff):  # most pauses of a recording: nothing to store
-            pass
-        elif diff is not None:
+        if diff is not None and not self._same_names(diff):  # most pauses of a recording store nothing
             own = self._graph_diff(diff)
             if len(own) == 5 and not own[0] and not own[2] and own[3] is self._roots and own[4] is self._leaves:
                 own = None

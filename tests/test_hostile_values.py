@@ -486,15 +486,12 @@ class _LateChannel(PumpedChannel):
 
     def __init__(self, fd: int) -> None:
         self.gate = threading.Event()
-        _late.append(self)
         super().__init__(fd)
 
     def _pump(self) -> None:
         self.gate.wait()
         super()._pump()
 
-
-_late: list[_LateChannel] = []
 
 
 def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answer(events, lesson, monkeypatch):
@@ -503,7 +500,8 @@ def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answ
     # then, under load, and the session took it for the answer and never said the lesson was
     # stalled (ci21 and ci15: a 30 s wait for a notice that never came). Here the app's pump
     # reads nothing until the lesson holds the interpreter and the request is sent.
-    monkeypatch.setattr(lesson_process, "open_channel", _LateChannel)
+    channels: list[_LateChannel] = []
+    monkeypatch.setattr(lesson_process, "open_channel", lambda fd: channels.append(_LateChannel(fd)) or channels[-1])
     path, reached = _stall_lesson(
         lesson, "fd = os.open({fifo}, os.O_WRONLY)\n"
                 "    total = sum(itertools.chain(map(os.write, [fd], [b'!']), itertools.repeat(1)))  # never back")
@@ -513,7 +511,7 @@ def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answ
         session.start(path, stop_on_entry=False)
         _wait_reached(reader)
         session.pause()
-        _late[-1].gate.set()  # Ready and Started, written before the request, are read after it
+        channels[-1].gate.set()  # Ready and Started, written before the request, are read after it
         notice = events.wait(m.Notice, timeout=BOUND + STALL_SECONDS)
         assert notice.kind == "stalled", notice
         assert [type(message).__name__ for message in events.seen[:2]] == ["Started", "Notice"]
