@@ -7,16 +7,19 @@ again was most of an op-level pause's cost. The lesson side (:class:`PauseCompre
 replaces a variable whose summary is the object it sent last time by ``None`` and sends
 only the operations after the ones already sent (``ops_kept`` says how many those are);
 the app side (:func:`expand`) puts them back from the previous snapshot, so every listener
-of the session still sees whole snapshots. Both sides see every pause in order (record-mode
-pauses included), which is what keeps them in step.
+of the session still sees whole snapshots. When a section names the same variables in the same
+order as before (most steps of a recording), only its changed ones travel, and ``names_kept``
+lists such sections. Both sides see every pause in order (record-mode pauses included), which
+is what keeps them in step.
 
 Graph nodes travel the same way: a node the graph tracker updates (its saved tensors freed by
 a backward, renamed, a leaf's new summary) goes as a patch, its ``id`` and the keys whose values
 are not the objects sent for it before (:class:`GraphCompressor`); the app side
 (:class:`GraphMirror`) keeps the nodes it received and hands on whole ones. A diff's ``roots`` and
 ``leaves`` (the variables that name nodes) are left out when they are the ones sent last, which
-is most pauses of a recording; the mirror puts back the very dicts it handed on before. Pauses
-and the replies to requests carry graph changes, in the order they were made.
+is most pauses of a recording; the mirror puts back the very dicts it handed on before, and the
+empty lists and ``changed: false`` of a diff that changes nothing. Pauses and the replies to
+requests carry graph changes, in the order they were made.
 """
 
 from __future__ import annotations
@@ -29,8 +32,14 @@ SECTIONS = ("vars", "globals")
 SAME = None
 #: The key that says how many of the previous pause's operations lead this pause's.
 OPS_KEPT = "ops_kept"
+#: The key that lists the sections whose names (and their order) are the previous pause's.
+NAMES_KEPT = "names_kept"
 #: A graph's naming maps, left out of a diff that names nodes as the graph before it did.
 NAMES = ("roots", "leaves")
+#: A graph diff's lists, left out when empty.
+DIFF_LISTS = ("added", "updated", "removed", "edges_added")
+#: The keys of a graph diff left out when empty or false.
+_QUIET_KEYS = frozenset({*DIFF_LISTS, "changed"})
 
 
 class PauseCompressor:
@@ -38,20 +47,30 @@ class PauseCompressor:
 
     def __init__(self) -> None:
         self._sent: dict[str, dict[str, Any]] = {section: {} for section in SECTIONS}
+        self._names: dict[str, tuple[str, ...]] = {section: () for section in SECTIONS}
         self._ops: list[Any] = []
         self.graph = GraphCompressor()
 
     def compress(self, snapshot: dict[str, Any]) -> dict[str, Any]:
         """The snapshot as it goes on the wire (a new dict; ``snapshot`` is left as it is)."""
         wire = dict(snapshot)
+        same_names = []
         for section in SECTIONS:
             values = snapshot.get(section)
             if values is None:
                 continue
             before = self._sent[section]
-            wire[section] = {name: SAME if isinstance(summary, dict) and before.get(name) is summary else summary
-                             for name, summary in values.items()}
-            self._sent[section] = dict(values)
+            names = tuple(values)
+            if names == self._names[section]:
+                wire[section] = {name: summary for name, summary in values.items() if before[name] is not summary}
+                same_names.append(section)
+            else:
+                wire[section] = {name: SAME if isinstance(summary, dict) and before.get(name) is summary
+                                 else summary for name, summary in values.items()}
+                self._names[section] = names
+            self._sent[section] = values
+        if same_names:
+            wire[NAMES_KEPT] = same_names
         ops = snapshot.get("ops")
         if ops:
             kept = 0
@@ -75,13 +94,18 @@ def expand(previous: dict[str, Any] | None, wire: dict[str, Any]) -> dict[str, A
     not follow the protocol can cause) becomes a summary that says so, never an error.
     """
     previous = previous or {}
+    same_names = wire.pop(NAMES_KEPT, None)
+    same_names = same_names if isinstance(same_names, list) else ()
     for section in SECTIONS:
         values = wire.get(section)
-        if not isinstance(values, dict) or SAME not in values.values():
+        if not isinstance(values, dict):
             continue
         before = previous.get(section) or {}
-        wire[section] = {name: summary if summary is not SAME else before.get(name) or _missing(name)
-                         for name, summary in values.items()}
+        if section in same_names:
+            wire[section] = {**before, **values}
+        elif SAME in values.values():
+            wire[section] = {name: summary if summary is not SAME else before.get(name) or _missing(name)
+                             for name, summary in values.items()}
     kept = wire.pop(OPS_KEPT, 0)
     if isinstance(kept, int) and kept > 0:
         earlier = list(previous.get("ops") or ())[:kept]
@@ -104,10 +128,9 @@ class GraphCompressor:
             self._sent = {node["id"]: node for node in graph["nodes"]}
             self._names = names
             return graph
-        if names == self._names:
-            graph = {key: value for key, value in graph.items() if key not in NAMES}
-        else:
-            self._names = names
+        same_names, self._names = names == self._names, names
+        graph = {key: value for key, value in graph.items()
+                 if not (key in _QUIET_KEYS and not value) and not (same_names and key in NAMES)}
         for nid in graph.get("removed", ()):
             sent.pop(nid, None)
         for node in graph.get("added", ()):
@@ -146,12 +169,20 @@ class GraphMirror:
         for key in NAMES:
             if key in graph:
                 names[key] = graph[key]
-            else:
-                graph[key] = names[key]
         nodes = self._nodes
         if isinstance(graph.get("nodes"), list):
             self._nodes = {node["id"]: node for node in graph["nodes"] if isinstance(node, dict)}
+            for key in NAMES:
+                graph.setdefault(key, names[key])
             return graph
+        received = dict(graph)  # in the tracker's order again, with what was left out put back
+        graph.clear()
+        graph["changed"] = received.pop("changed", False)
+        for key in DIFF_LISTS:
+            graph[key] = received.pop(key, [])
+        for key in NAMES:
+            graph[key] = received.pop(key, names[key])
+        graph.update(received)
         for nid in graph.get("removed") or ():
             nodes.pop(nid, None)
         for node in graph.get("added") or ():
@@ -175,6 +206,8 @@ class GraphMirror:
 
 
 _ABSENT = object()
+
+
 
 
 def _missing(name: str) -> dict[str, Any]:

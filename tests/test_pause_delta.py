@@ -8,7 +8,7 @@ from app import messages as m
 from app.history import History
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import TensorSummarizer
-from app.pause_delta import OPS_KEPT, SAME, GraphMirror, PauseCompressor, expand
+from app.pause_delta import NAMES_KEPT, OPS_KEPT, SAME, GraphMirror, PauseCompressor, expand
 
 
 def summary(value: float) -> dict:
@@ -31,6 +31,33 @@ def test_an_unchanged_summary_is_named_not_resent_and_comes_back_whole():
     app_second = expand(app_first, m.decode(m.encode(wire)[m.HEADER_SIZE:]))
     assert app_second["vars"] == {"x": x, "y": y2, "z": x}
     assert list(app_second["vars"]) == ["x", "y", "z"]  # definition order kept
+
+
+def test_a_section_naming_the_same_variables_sends_only_the_changed_ones_and_keeps_their_order():
+    a, b, c, n = summary(1.0), summary(2.0), summary(3.0), {"type": "int", "repr": "1", "value": 1}
+    lesson_side = PauseCompressor()
+    app_first = expand(None, across(lesson_side.compress({"vars": {"a": a, "b": b, "n": n}, "globals": {}})))
+    b2, n2 = summary(4.0), {"type": "int", "repr": "2", "value": 2}
+    wire = lesson_side.compress({"vars": {"a": a, "b": b2, "n": n2}, "globals": {}})
+    assert wire["vars"] == {"b": b2, "n": n2} and wire[NAMES_KEPT] == ["vars", "globals"]
+    app_second = expand(app_first, across(wire))
+    assert list(app_second["vars"]) == ["a", "b", "n"] and app_second["vars"]["b"] == b2
+    assert app_second["vars"]["a"] is app_first["vars"]["a"]  # the very summary received before
+    assert NAMES_KEPT not in app_second and app_second["vars"] is not app_first["vars"]
+    # the same names in another order: every name goes, as before
+    wire = lesson_side.compress({"vars": {"b": b2, "a": a, "n": n2, "c": c}, "globals": {}})
+    assert wire[NAMES_KEPT] == ["globals"] and wire["vars"]["a"] is SAME
+    assert list(expand(app_second, across(wire))["vars"]) == ["b", "a", "n", "c"]
+
+
+def test_a_graph_diff_that_changes_nothing_travels_empty_and_comes_back_whole():
+    lesson_side, app_side = PauseCompressor().graph, GraphMirror()
+    nothing = {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
+               "roots": {"y": 7}, "leaves": {}}
+    app_side.expand(lesson_side.compress(dict(nothing)))
+    wire = lesson_side.compress(dict(nothing))
+    assert wire == {}
+    assert app_side.expand(across({"graph": wire})["graph"]) == nothing
 
 
 def test_operations_already_sent_are_counted_not_resent():
@@ -68,7 +95,7 @@ def test_an_updated_graph_node_travels_as_the_keys_that_changed_and_comes_back_w
     y.backward()  # frees the saved tensors of y's nodes; x gets a .grad
     pauses.append({"vars": {}, "graph": tracker.update({"x": x, "h": h, "y": y})})
     wires = [across(lesson_side.compress(pause))["graph"] for pause in pauses]
-    patches = [[sorted(patch) for patch in wire["updated"]] for wire in wires]
+    patches = [[sorted(patch) for patch in wire.get("updated", [])] for wire in wires]
     whole = [app_side.expand(wire) for wire in wires]
 
     renamed, freed = pauses[1]["graph"]["updated"], pauses[2]["graph"]["updated"]

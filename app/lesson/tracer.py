@@ -429,13 +429,14 @@ class Tracer:
         """Apply a resume action at ``frame``; returns the frame's new local tracer."""
         self.action = "continue" if action == "run_to" else action
         target = (canonical(file), line) if action == "run_to" and file and line else None
-        if target != self.target and self.monitor is not None:
-            self.monitor.changed()
+        if target != self.target:  # the lines to stop at are the breakpoints' and the target's
+            self._bp_lines.clear()
+            self._bp_tracers.clear()
+            if self.monitor is not None:
+                self.monitor.changed()
         self.target = target
         self.returned = None
         self.unwinding = None
-        self._bp_lines.clear()
-        self._bp_tracers.clear()
         # Continuing, a breakpoint may be in any frame outwards: all get their tracers, once per continue.
         stack = self.user_frames(frame, STACK_LIMIT if self.action in STEPPING else sys.maxsize)
         self._stop_frame = frame
