@@ -208,7 +208,5 @@ class GraphMirror:
 _ABSENT = object()
 
 
-
-
 def _missing(name: str) -> dict[str, Any]:
     return {"type": "missing", "repr": f"<{name}: the lesson process referred to a value it never sent>"}
