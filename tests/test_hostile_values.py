@@ -493,7 +493,6 @@ class _LateChannel(PumpedChannel):
         super()._pump()
 
 
-
 def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answer(events, lesson, monkeypatch):
     # Where the OS cannot count the bytes still in the pipe (the portable part, on Windows), what
     # the lesson wrote before the request may be read after it: the run's Started was, now and
@@ -501,7 +500,12 @@ def test_a_message_written_before_the_pause_request_and_read_after_it_is_no_answ
     # stalled (ci21 and ci15: a 30 s wait for a notice that never came). Here the app's pump
     # reads nothing until the lesson holds the interpreter and the request is sent.
     channels: list[_LateChannel] = []
-    monkeypatch.setattr(lesson_process, "open_channel", lambda fd: channels.append(_LateChannel(fd)) or channels[-1])
+
+    def late_channel(fd: int) -> _LateChannel:
+        channels.append(_LateChannel(fd))
+        return channels[-1]
+
+    monkeypatch.setattr(lesson_process, "open_channel", late_channel)
     path, reached = _stall_lesson(
         lesson, "fd = os.open({fifo}, os.O_WRONLY)\n"
                 "    total = sum(itertools.chain(map(os.write, [fd], [b'!']), itertools.repeat(1)))  # never back")
