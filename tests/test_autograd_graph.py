@@ -400,3 +400,48 @@ def test_a_module_stepped_before_its_init_ran_has_no_tensors_yet():
 
     half = Half.__new__(Half)  # what a frame holds while Half.__init__ has not called super().__init__()
     assert [name for name, _ in find_tensors({"self": half, "x": torch.ones(1)})] == ["x"]
+
+
+def test_a_new_root_with_its_saved_tensors_in_place_is_no_sign_of_a_backward(tracker, monkeypatch):
+    """Truncated backpropagation as a recording sees it: only the pause after ``backward()`` looks for freed tensors."""
+    looks = []
+    refresh = tracker._refresh_freed
+    monkeypatch.setattr(tracker, "_refresh_freed", lambda frame: looks.append(1) or refresh(frame))
+    frame = leaf_inputs()
+    frame["h"] = frame["x"] * frame["w"]
+    tracker.update(frame)
+    frame["loss"] = loss = (frame["h"] ** 2).sum()
+    tracker.update(frame)
+    assert looks == []
+    loss.backward()
+    diff = tracker.update(frame)
+    assert looks == [1]
+    freed = {n["name"] for n in diff["updated"] if any(e["freed"] for e in n["saved"])}
+    assert freed == {"PowBackward0", "MulBackward0"}
+    frame["h"] = frame["h"].detach()
+    tracker.update(frame)
+    frame["h"] = torch.tanh(frame["h"] * frame["b"])
+    diff = tracker.update(frame)
+    assert looks == [1]
+    added = by_name(diff["added"])
+    assert not any(e["freed"] for name in ("TanhBackward0", "MulBackward0") for e in added[name]["saved"])
+
+
+def test_a_leaf_that_is_a_variable_takes_the_summary_the_pause_made_of_it(tracker, monkeypatch):
+    frame = leaf_inputs()
+    frame["y"] = frame["x"] * frame["w"] + frame["b"]
+    summarizer = TensorSummarizer()
+    summaries = {name: summarizer.summarize(value) for name, value in frame.items()}
+    asked = []
+    summarize = tracker._summarizer.summarize
+    monkeypatch.setattr(tracker._summarizer, "summarize", lambda t: asked.append(t) or summarize(t))
+    added = tracker.update(frame, summaries=summaries)["added"]
+    leaves = {n["variable"]: n["leaf"] for n in added if n["kind"] == "leaf"}
+    assert sorted(leaves) == ["b", "w", "x"]
+    assert all(leaves[name] is summaries[name] for name in leaves)
+    assert asked == []
+    frame["xs"] = [torch.ones(2, requires_grad=True)]  # a leaf in a list: not a variable, summarised here
+    frame["z"] = frame["xs"][0] * 2
+    summaries["z"] = summarizer.summarize(frame["z"])
+    tracker.update(frame, summaries=summaries)
+    assert len(asked) == 1 and asked[0] is frame["xs"][0]

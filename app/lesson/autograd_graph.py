@@ -348,12 +348,14 @@ class _Frame:
 
     Only tensors that require grad can have a node or be a leaf, so only theirs are named
     at once; :attr:`names`, which a walk of new nodes needs for saved tensors, is spelled out
-    on first use.
+    on first use. ``summaries`` are the pause's summaries of the variables by name, when the
+    caller has them: a leaf that is a variable of the frame is not summarised again.
     """
 
-    def __init__(self, variables: dict[str, Any]) -> None:
+    def __init__(self, variables: dict[str, Any], summaries: dict[str, Any] | None = None) -> None:
         self._paths = tensor_paths(variables)
         self._names: dict[int, str] | None = None
+        self._summaries = {} if summaries is None else summaries
         self.tracked: dict[int, str] = {}  # id() -> first name, of the tensors that require grad
         self.root_nodes: dict[str, Any] = {}
         self.leaves: dict[int, Any] = {}
@@ -389,11 +391,20 @@ class _Frame:
             grad = tensor.grad
             grad_version = None if grad is None else grad._version
             state.append((self.tracked[tid], tid, tensor._version, id(grad), grad_version,
-                          id(summarizer.summarize(tensor))))
+                          id(self.summary_of(tensor, self.tracked[tid], summarizer))))
         return tuple(state)
 
-    def probes(self, settled: dict[int, bool | None]) -> tuple:
-        """Whether saved tensors near each top-level root are still there: flips after a backward.
+    def summary_of(self, tensor: Any, name: str | None, summarizer: TensorSummarizer) -> dict[str, Any]:
+        """The summary of a tensor found under ``name``: the pause's own when it is a variable, kept."""
+        summary = self._summaries.get(name)  # only a variable's name is a key: "xs[0]" is none
+        if summary is None:
+            summary = summarizer.summarize(tensor)
+            if name is not None:
+                self._summaries[name] = summary
+        return summary
+
+    def probes(self, settled: dict[int, bool | None]) -> dict[int, bool | None]:
+        """Whether saved tensors near each top-level root are still there, by root node id: flips after a backward.
 
         ``settled`` holds the probes that can no longer change, by root node id: True (a backward
         freed them, and freed tensors never come back) and None (the nodes probed save no tensor;
@@ -403,14 +414,13 @@ class _Frame:
         return _probes(self.roots, self.root_nodes.__getitem__, settled)
 
 
-def _probes(roots: dict[str, int], node_of: Callable[[str], Any], settled: dict[int, bool | None]) -> tuple:
+def _probes(roots: dict[str, int], node_of: Callable[[str], Any],
+            settled: dict[int, bool | None]) -> dict[int, bool | None]:
     """:meth:`_Frame.probes` over ``roots`` (variable → node id), ``node_of(name)`` giving each root's node."""
-    out = []
-    seen = set()
+    out: dict[int, bool | None] = {}
     for name, nid in roots.items():
-        if nid in seen or not name.isidentifier():
+        if nid in out or not name.isidentifier():
             continue
-        seen.add(nid)
         state = settled.get(nid, False)
         if state is False:
             state = _probe(node_of(name))
@@ -418,8 +428,17 @@ def _probes(roots: dict[str, int], node_of: Callable[[str], Any], settled: dict[
                 if len(settled) >= SETTLED_LIMIT:
                     settled.clear()
                 settled[nid] = state
-        out.append(state)
-    return tuple(out)
+        out[nid] = state
+    return out
+
+
+def _freed_since(before: dict[int, bool | None], after: dict[int, bool | None]) -> bool:
+    """Whether probes tell of a backward between two looks: a root's probe that changed, or a new root already freed.
+
+    A root that came or went with its saved tensors in place says nothing of a backward (a
+    recording's every new ``h`` or ``loss``): its new nodes are described as they are.
+    """
+    return any(state is True if nid not in before else before[nid] != state for nid, state in after.items())
 
 
 def _probe(node: Any) -> bool | None:
@@ -515,7 +534,8 @@ class GraphTracker:
         self._settled: dict[int, bool | None] = {}  # root node id -> a probe that cannot change any more
         self._constant_entries: dict[tuple, dict[str, Any]] = {}  # see _SavedReader
 
-    def update(self, variables: dict[str, Any], same_tensors: bool = False) -> dict[str, Any]:
+    def update(self, variables: dict[str, Any], same_tensors: bool = False,
+               summaries: dict[str, Any] | None = None) -> dict[str, Any]:
         """The change of the graph since the previous call.
 
         Parameters
@@ -527,6 +547,9 @@ class GraphTracker:
             every value in it that can hold a tensor is the same object, unchanged (its summary
             is the one of the previous call): then only a backward that freed saved tensors can
             have changed the graph, and only that is looked at (a recording's common pause).
+        summaries : dict, optional
+            The summaries of ``variables`` made at this pause by the tracker's summarizer, by name
+            (the snapshot's ``vars``): leaves among them are not summarised again.
 
         Returns
         -------
@@ -545,11 +568,12 @@ class GraphTracker:
                 probes = None
             if probes == previous[2]:
                 return self._diff(False, [], [], [], [])
-        frame = _Frame(variables)
+        frame = _Frame(variables, None if summaries is None else dict(summaries))
         fingerprint = (frame.roots, frame.leaf_state(self._summarizer), frame.probes(self._settled))
         if fingerprint == previous:
             return self._diff(False, [], [], [], [])
-        backward_suspected = previous is not None and previous[1:] != fingerprint[1:]
+        backward_suspected = previous is not None and (previous[1] != fingerprint[1]
+                                                       or _freed_since(previous[2], fingerprint[2]))
         with gc_paused():
             diff = self._apply(frame, backward_suspected)
         self._fingerprint = fingerprint
@@ -626,7 +650,7 @@ class GraphTracker:
                     unseen.append(child)
             stack.extend(reversed(unseen))  # first input described first
             self._children[nid] = nexts
-            described = self._describe(node, nid, nexts, frame.names, names_of, reader)
+            described = self._describe(node, nid, nexts, frame, names_of, reader)
             seq = described["seq"]
             if seq is not None:
                 for cid, _ in nexts:
@@ -643,7 +667,7 @@ class GraphTracker:
         return added, edges, boundary
 
     def _describe(
-        self, node: Any, nid: int, nexts: list, names: dict[int, str], names_of: dict, reader: _SavedReader
+        self, node: Any, nid: int, nexts: list, frame: _Frame, names_of: dict, reader: _SavedReader
     ) -> dict[str, Any]:
         kind = node_kind(node)
         seq = node._sequence_nr()
@@ -652,16 +676,18 @@ class GraphTracker:
         shape = _output_shape(node)
         if live is not None:
             self._live_saved[nid] = live
+        variable = None
         if leaf is not None:
             self._leaf_tensor[nid] = id(leaf)
+            variable = frame.names.get(id(leaf))
         described = {
             "id": nid,
             "name": node_name(node),
             "kind": kind,
             "seq": None if seq == _NO_SEQUENCE else seq,
             "variables": names_of.get(nid, []),
-            "variable": names.get(id(leaf)) if leaf is not None else None,
-            "leaf": self._summarizer.summarize(leaf) if leaf is not None else None,
+            "variable": variable,
+            "leaf": frame.summary_of(leaf, variable, self._summarizer) if leaf is not None else None,
             "shape": None if shape is None else reader.shape(shape),
             "saved": saved,
             "next": [list(pair) for pair in nexts],
@@ -725,7 +751,8 @@ class GraphTracker:
         """New summaries for named leaves whose values or ``.grad`` changed."""
         refreshed = set()
         for nid in self._leaves:
-            summary = self._summarizer.summarize(frame.leaves[self._leaf_tensor[nid]])
+            tid = self._leaf_tensor[nid]
+            summary = frame.summary_of(frame.leaves[tid], frame.tracked[tid], self._summarizer)
             if summary is not self._nodes[nid]["leaf"]:
                 self._nodes[nid] = {**self._nodes[nid], "leaf": summary}
                 refreshed.add(nid)

@@ -451,7 +451,8 @@ class LessonRunner:
                 frame = self.frames[0][0]
                 extra = self._add_ops(snapshot, op)
                 same = extra is None and self._graph_basis.unchanged(frame, snapshot["vars"])
-                snapshot["graph"] = self._graph_update(frame, extra, same_tensors=same)
+                snapshot["graph"] = self._graph_update(frame, extra, same_tensors=same,
+                                                       summaries=snapshot["vars"] if extra is None else None)
                 self._graph_basis.seen(frame, snapshot["vars"])
                 del frame
                 for entry in snapshot.get("ops", ()):
@@ -525,17 +526,17 @@ class LessonRunner:
         return self.frames[index][0]
 
     def _graph_update(self, frame: FrameType, extra: dict[str, Any] | None = None,
-                      same_tensors: bool = False) -> dict[str, Any]:
+                      same_tensors: bool = False, summaries: dict[str, Any] | None = None) -> dict[str, Any]:
         """The change of the autograd graph of ``frame``'s tensors (and ``extra`` ones) since the last look.
 
-        ``same_tensors``: see :meth:`GraphTracker.update`. The graph is an extra: if reading it
-        fails, the pause goes on without it.
+        ``same_tensors`` and ``summaries``: see :meth:`GraphTracker.update`. The graph is an extra:
+        if reading it fails, the pause goes on without it.
         """
         if not same_tensors:
             self._graph_basis.forget()  # a look from a request, or at other tensors
         try:
             variables = frame_locals(frame)
-            return self.graph.update({**variables, **extra} if extra else variables, same_tensors)
+            return self.graph.update({**variables, **extra} if extra else variables, same_tensors, summaries)
         except Exception as exc:
             return {"changed": False, "added": [], "updated": [], "removed": [], "edges_added": [],
                     "roots": {}, "leaves": {}, "error": f"{type(exc).__name__}: {exc}"}
