@@ -152,7 +152,8 @@ WALKS = {"into": ("step_into",), "over": ("step_over",), "out": ("step_into",) *
 
 
 def _walk(path: str, backend: str, walk: tuple[str, ...], monkeypatch) -> tuple[list[tuple], str]:
-    """The pauses of ``path`` walked to its end by repeating ``walk``, and how the run ended."""
+    """The pauses of ``path`` walked to its end by repeating ``walk`` (``("record",)``: one recording
+    from the first pause), and how the run ended."""
     use_tracer(monkeypatch, backend)
     events = EventLog()
     session = Session(events, warm_spare=False, forked=False)  # a fresh interpreter reads the variable
@@ -164,7 +165,11 @@ def _walk(path: str, backend: str, walk: tuple[str, ...], monkeypatch) -> tuple[
             exception = snapshot["exception"]["type"] if snapshot.get("exception") else None
             where.append((snapshot["function"], snapshot["line"], snapshot["event"], exception))
             assert len(where) < MOST_PAUSES, where[-20:]
-            getattr(session, walk[(len(where) - 1) % len(walk)])()
+            if walk == ("record",):
+                if len(where) == 1:
+                    session.record()
+            else:
+                getattr(session, walk[(len(where) - 1) % len(walk)])()
         return where, message.status
     finally:
         session.close()
@@ -179,6 +184,15 @@ def test_stepping_pauses_where_the_line_tracer_pauses(lesson, monkeypatch, name,
     assert monitored == traced
     pauses, status = monitored
     assert status == "ok" and len(pauses) >= 3
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_a_recording_pauses_where_stepping_into_with_the_line_tracer_pauses(lesson, monkeypatch, name):
+    """A recording resumes each step from the frame it paused in without arming anything anew: the same pauses."""
+    path = lesson(SCRIPTS[name])
+    recorded = _walk(path, "monitoring", ("record",), monkeypatch)
+    assert recorded == _walk(path, "settrace", ("step_into",), monkeypatch)
+    assert recorded[1] == "ok" and len(recorded[0]) >= 3
 
 
 def test_the_lessons_own_monitoring_tool_counts_what_it_counts_under_plain_python(lesson, monkeypatch):

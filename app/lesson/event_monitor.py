@@ -156,6 +156,10 @@ class EventMonitor:
             for code in running():
                 self._arm(code)
 
+    def stepping_as_set(self) -> bool:
+        """Whether :meth:`step` would do nothing now: stepping, with nothing changed since it armed the frames."""
+        return self._mode == STEPPING and not self._dirty
+
     @contextlib.contextmanager
     def quiet(self) -> Iterator[None]:
         """No pause while the engine runs code of its own outside a monitoring callback (an operation's pause)."""

@@ -427,6 +427,10 @@ class Tracer:
     def resume(self, frame: FrameType, action: str, file: str | None = None,
                line: int | None = None) -> TraceFn | None:
         """Apply a resume action at ``frame``; returns the frame's new local tracer."""
+        if self._stepping_on(frame, action, file, line):  # a recording's every step: all is in place already
+            self.returned = None
+            self.unwinding = None
+            return self._local_fn
         self.action = "continue" if action == "run_to" else action
         target = (canonical(file), line) if action == "run_to" and file and line else None
         if target != self.target:  # the lines to stop at are the breakpoints' and the target's
@@ -448,6 +452,14 @@ class Tracer:
         self._watch_lines(frame)
         self._install()
         return self._frame_tracer(frame) if self._needs_tracing() else None
+
+    def _stepping_on(self, frame: FrameType, action: str, file: str | None, line: int | None) -> bool:
+        """Whether ``resume`` would change nothing: stepping into again from the frame it last resumed, under
+        the monitor (whose events, like the frames' tracers and the stack above, are those of that resume)."""
+        monitor = self.monitor
+        return (action == "step_into" and self.action == "step_into" and frame is self._stop_frame
+                and self.target is None and self.lesson_trace is None and monitor is not None
+                and monitor.stepping_as_set())
 
     def _watch_lines(self, frame: FrameType | None) -> None:
         """Origins are watched while stepping only; continue mode leaves them unknown."""
