@@ -127,6 +127,7 @@ class History:
         self._where_memo: dict[tuple, tuple] = {}
         self._names: dict[str, str] = {}
         self._recent: dict[tuple, list] = {}  # (slot, names) -> [index, chain length, stored values]
+        self._recent_pruned = 0  # the index of the pause that last dropped the bases out of the window
         # slot -> (the last pause's summaries as received, their stored forms): the session hands on
         # the very summary objects of values that did not change (app.pause_delta), stored once.
         self._last_seen: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -381,7 +382,8 @@ class History:
             recent[:] = index, depth + 1, values
             return (index - base_index, *changes) if changes else index - base_index
         self._recent[(slot, names)] = [index, 0, values]
-        if len(self._recent) > BASE_WINDOW:
+        if len(self._recent) > BASE_WINDOW or index - self._recent_pruned >= BASE_WINDOW:  # bases out of the window
+            self._recent_pruned = index
             self._recent = {key: r for key, r in self._recent.items() if r[0] >= index - BASE_WINDOW}
         return self._whole(values)
 

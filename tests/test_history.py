@@ -471,3 +471,23 @@ def test_text_left_to_read_is_counted_on_pipes_only(tmp_path):
         fd = file.fileno()
         assert unread(fd) == 0
     assert unread(fd) == 0  # closed
+
+
+def test_bases_of_names_long_gone_are_let_go_and_every_pause_still_reads_back():
+    """A lesson that defines its variables one by one, then loops: the namespaces of its first lines stop being
+    bases once they are out of the window, and each pause still reads back as it was recorded."""
+    history = History()
+
+    def pause(step: int, names: list[str]) -> dict[str, Any]:
+        summaries = {name: {"type": "int", "repr": str(step), "value": step} for name in names}
+        return {"step": step, "event": "line", "file": "loop.py", "line": 1 + len(names), "function": "<module>",
+                "vars": summaries, "globals": {}}
+
+    names = [f"v{i}" for i in range(12)]
+    recorded = [pause(step, names[:step + 1]) for step in range(len(names))]
+    recorded += [pause(step, names) for step in range(len(names), 700)]
+    for snapshot in recorded:
+        history.add_pause(snapshot)
+    assert [key[1] for key in history._recent] == [tuple(names)]
+    for index in (0, 5, 11, 12, 300, 699):
+        assert history.snapshot(index)["vars"] == recorded[index]["vars"]
