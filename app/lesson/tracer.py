@@ -427,9 +427,9 @@ class Tracer:
     def resume(self, frame: FrameType, action: str, file: str | None = None,
                line: int | None = None) -> TraceFn | None:
         """Apply a resume action at ``frame``; returns the frame's new local tracer."""
-        if self._stepping_on(frame, action, file, line):  # a recording's every step: all is in place already
-            self.returned = None
-            self.unwinding = None
+        self.returned = None
+        self.unwinding = None
+        if self._stepping_on(frame, action):  # a recording's every step: all is in place already
             return self._local_fn
         self.action = "continue" if action == "run_to" else action
         target = (canonical(file), line) if action == "run_to" and file and line else None
@@ -439,8 +439,6 @@ class Tracer:
             if self.monitor is not None:
                 self.monitor.changed()
         self.target = target
-        self.returned = None
-        self.unwinding = None
         # Continuing, a breakpoint may be in any frame outwards: all get their tracers, once per continue.
         stack = self.user_frames(frame, STACK_LIMIT if self.action in STEPPING else sys.maxsize)
         self._stop_frame = frame
@@ -453,7 +451,7 @@ class Tracer:
         self._install()
         return self._frame_tracer(frame) if self._needs_tracing() else None
 
-    def _stepping_on(self, frame: FrameType, action: str, file: str | None, line: int | None) -> bool:
+    def _stepping_on(self, frame: FrameType, action: str) -> bool:
         """Whether ``resume`` would change nothing: stepping into again from the frame it last resumed, under
         the monitor (whose events, like the frames' tracers and the stack above, are those of that resume)."""
         monitor = self.monitor
