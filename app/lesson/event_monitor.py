@@ -23,7 +23,6 @@ a run whose environment sets ``GRADSTEP_TRACER=settrace``, or a lesson with its 
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import os
 import sys
@@ -31,6 +30,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from types import CodeType, FrameType
 from typing import Any
+
+from app.lesson.frame_lines import line_at, line_of
 
 #: The environment variable that keeps the tracer on ``sys.settrace`` (``settrace``), for comparisons.
 BACKEND_VARIABLE = "GRADSTEP_TRACER"
@@ -73,7 +74,6 @@ class EventMonitor:
         self._module_call = module_call
         self._on_module_call = on_module_call
         self._main = threading.main_thread().ident
-        self._line_starts: dict[CodeType, tuple[list[int], list[int | None]]] = {}
         self._dirty = True
         self._mode = OFF
         self._busy = False
@@ -241,7 +241,7 @@ class EventMonitor:
                 self._resumed(frame)
 
     def _resumed(self, frame: FrameType) -> None:
-        self._last[frame] = frame.f_lineno  # the line it yielded at was the last one reported
+        self._last[frame] = line_of(frame)  # the line it yielded at was the last one reported
         self._report(frame, "call", None)
 
     def _return(self, code: CodeType, offset: int, value: Any) -> Any:
@@ -286,10 +286,10 @@ class EventMonitor:
         The event is reported in the frame about to run its line: a jump to another line waits for
         that line's ``LINE`` event (a jump target starts a line), where ``f_lineno`` is the target's.
         """
-        line = self._line_at(code, target)
+        line = line_at(code, target)
         if line is None or (target > source and self._last.get(frame) == line):
             return
-        if line == frame.f_lineno:
+        if line == line_of(frame):
             self._report_line(frame, line)
         else:
             self._jumped[frame] = line
@@ -324,8 +324,8 @@ class EventMonitor:
         lines = self._lines_to_stop(code)
         if not lines:
             return self._disable
-        line = self._line_at(code, target)
-        if line in lines and line == self._line_at(code, source) and threading.get_ident() == self._main \
+        line = line_at(code, target)
+        if line in lines and line == line_at(code, source) and threading.get_ident() == self._main \
                 and not self._busy:
             self._paused_at_breakpoint(sys._getframe(1))
         return None
@@ -337,10 +337,3 @@ class EventMonitor:
         finally:
             self._busy = False
 
-    def _line_at(self, code: CodeType, offset: int) -> int | None:
-        starts = self._line_starts.get(code)
-        if starts is None:
-            table = list(code.co_lines())
-            starts = self._line_starts[code] = ([start for start, _, _ in table], [line for _, _, line in table])
-        index = bisect.bisect_right(starts[0], offset) - 1
-        return starts[1][index] if index >= 0 else None

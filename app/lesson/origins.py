@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
 
+from app.lesson.frame_lines import line_of
 from app.lesson.object_reads import submodules
 
 #: Code objects that are part of the line around them (their lines are that line's pass, not their own).
@@ -91,7 +92,7 @@ class LineLog:
             statements = self._statements.get(file)
             if statements is None:
                 statements = self._statements[file] = statement_starts(file)
-            line = frame.f_lineno
+            line = line_of(frame)
             start = statements[0].get(line, line)
             last = self._last.get(frame)
             if last is not None and last[0] == start and (last[1] != line or start not in statements[1]):
@@ -122,7 +123,8 @@ class LineLog:
             return frame.f_code.co_filename, last[0], last[2]
         file = frame.f_code.co_filename
         starts = self._statements[file][0] if file in self._statements else {}
-        return file, starts.get(frame.f_lineno, frame.f_lineno), None
+        line = line_of(frame)
+        return file, starts.get(line, line), None
 
     def _enter_caller(self, frame: FrameType) -> None:
         """The base frame returns: what ran so far was part of its caller's current statement."""
@@ -327,7 +329,7 @@ class OriginBook:
                forwards: ForwardLog | None) -> None:
         """The run reached a pause in ``frames[0]`` (user frames, innermost first)."""
         frame = frames[0]
-        file, line = frame.f_code.co_filename, frame.f_lineno
+        file, line = frame.f_code.co_filename, line_of(frame)
         one, traced = lines.close(frame, event) if lines else (None, False)
         if one is not None:
             origin = _origin(one[0], one[1], one[2])
@@ -347,7 +349,7 @@ class OriginBook:
     def request(self, kind: str, frame: FrameType) -> None:
         """A request from the app (console, Backward panel) starts: nodes it makes are its own."""
         by = "console" if kind == "evaluate" else kind
-        self._add(self._now(), _Stretch(_origin(frame.f_code.co_filename, by=by, at=frame.f_lineno), []))
+        self._add(self._now(), _Stretch(_origin(frame.f_code.co_filename, by=by, at=line_of(frame)), []))
 
     def resumed(self) -> None:
         """The lesson runs on: nodes made from now on belong to the next pause's stretch."""

@@ -35,6 +35,7 @@ from app.lesson.autograd_actions import AutogradActions
 from app.lesson.autograd_graph import GraphBasis, GraphTracker
 from app.lesson.bounded_repr import timed
 from app.lesson.engine_reads import engine_reads, learner_code
+from app.lesson.frame_lines import line_of
 from app.lesson.lesson_io import Channel, NoInput, lesson_stream, no_input, open_channel, wait_until_text_is_read
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
@@ -338,7 +339,7 @@ class LessonRunner:
             if not changed:
                 return "step_into", None, None  # keep watching without stopping
         self.watching = None
-        self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+        self.frames = [(f, line_of(f)) for f in self.tracer.user_frames(frame)]
         for user_frame, _ in self.frames:
             user_frame.f_trace_opcodes = False  # set by a pause request; one pause is all it was for
         resume = self._serve_pause(event, arg, watch_changed=changed)
@@ -376,7 +377,7 @@ class LessonRunner:
         tensor subclasses are not consulted while the pause reads their tensors.
         """
         with self.tracer.untraced():
-            self.frames = [(f, f.f_lineno) for f in self.tracer.user_frames(frame)]
+            self.frames = [(f, line_of(f)) for f in self.tracer.user_frames(frame)]
             with sys.modules["torch"]._C.DisableTorchFunctionSubclass():
                 resume = self._serve_pause("op", None, op=entry)
         if resume.action == "step_expression":

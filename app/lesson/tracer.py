@@ -25,6 +25,7 @@ from typing import Any
 from app.lesson import event_monitor
 from app.lesson.engine_reads import engine_reads
 from app.lesson.event_monitor import EventMonitor
+from app.lesson.frame_lines import line_of
 from app.lesson.hooks import ENGINE_DIRS
 from app.lesson.origins import ForwardLog, LineLog
 from app.lesson.snapshot import frame_locals, return_kind
@@ -392,7 +393,7 @@ class Tracer:
 
     def _at_breakpoint(self, frame: FrameType) -> bool:
         code = frame.f_code
-        line = frame.f_lineno
+        line = line_of(frame)
         if line not in self._lines_to_stop(code):
             return False
         file = canonical(code.co_filename)
