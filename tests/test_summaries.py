@@ -377,6 +377,26 @@ def test_a_retain_grad_and_a_reshape_through_data_get_a_new_summary():
     assert summarizer.summarize(t)["shape"] == [2, 2]
 
 
+def test_a_tensor_that_becomes_a_leaf_or_stops_being_one_gets_a_new_summary():
+    """A leaf's cache key leaves out ``grad_fn`` and ``retains_grad``: joining or leaving the leaves is still seen."""
+    summarizer = Summarizer()
+    w = torch.ones(3, requires_grad=True)
+    t = torch.zeros(3)
+    assert summarizer.summarize(t)["is_leaf"] is True
+    t.add_(w)  # an in-place op with a tensor that requires grad: t now has a grad_fn
+    joined = summarizer.summarize(t)
+    assert (joined["is_leaf"], joined["grad_fn"]) == (False, "AddBackward0")
+    y = w * 2
+    y.retain_grad()
+    assert summarizer.summarize(y)["retains_grad"] is True
+    y.detach_()  # a leaf again, without a grad_fn (PyTorch still says it retains its grad)
+    left = summarizer.summarize(y)
+    assert (left["is_leaf"], left["grad_fn"], left["requires_grad"]) == (True, None, False)
+    assert left["retains_grad"] is y.retains_grad
+    w.requires_grad_(False)
+    assert summarizer.summarize(w)["requires_grad"] is False
+
+
 def test_values_written_through_data_or_numpy_get_a_new_summary():
     """``.data`` and numpy views write without bumping ``_version``: old tutorials' SGD step."""
     summarizer = Summarizer()

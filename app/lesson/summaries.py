@@ -81,8 +81,15 @@ class TensorSummarizer:
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
-        # The cache check runs for every tensor in scope at every step of a recording: inlined.
-        grad = tensor.grad if tensor.is_leaf or tensor.retains_grad else None  # as own_grad()
+        # The cache check runs for every tensor in scope at every step of a recording: inlined,
+        # and a leaf's grad_fn (None) and retains_grad (which retain_grad() leaves as it is on a
+        # leaf) are not read.
+        if tensor.is_leaf:
+            retains, node = False, _NO_NODE
+            grad = tensor.grad
+        else:
+            retains, node = tensor.retains_grad, id(tensor.grad_fn)
+            grad = tensor.grad if retains else None  # as own_grad()
         try:
             version = tensor._version
         except RuntimeError:  # an inference tensor keeps no version counter
@@ -94,8 +101,7 @@ class TensorSummarizer:
                 grad_version = grad._version
             except RuntimeError:
                 grad_version = -1
-        key = (version, tensor.requires_grad, tensor.retains_grad, id(tensor.grad_fn),
-               None if tensor.is_nested else tensor.shape, grad_version)
+        key = (version, tensor.requires_grad, retains, node, None if tensor.is_nested else tensor.shape, grad_version)
         key_id = id(tensor)
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
@@ -160,6 +166,8 @@ class TensorSummarizer:
         return {"values": gather(tensor, sample_indices(numel, self.value_limit)), "sampled": True,
                 **stats, "stats_sampled": from_sample}
 
+
+_NO_NODE = id(None)  # the grad_fn of a leaf, in a summary's cache key
 
 #: Tensors up to this many elements have their values checked at every cache hit (see :func:`_digest`).
 DIGEST_LIMIT = 4096
