@@ -64,6 +64,23 @@ def test_half_precision_integer_and_bool_tensors():
     assert summarize(torch.tensor([True, False]))["values"].tolist() == [True, False]
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int8, torch.int16, torch.int32, torch.int64,
+                                   torch.uint8, torch.bool, torch.float16, torch.bfloat16, torch.complex64])
+def test_values_are_the_tensors_own_in_numpy_whatever_the_dtype(dtype):
+    t = (torch.arange(6).reshape(2, 3) % 3).to(dtype).t()  # transposed: not contiguous
+    values = Summarizer().summarize(t)["values"]
+    shown = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype  # half precision widened
+    assert values.shape == (3, 2) and values.tolist() == t.to(shown).tolist()
+    assert values.dtype == torch.empty(0, dtype=shown).numpy().dtype
+
+
+def test_a_conjugated_view_and_a_quantized_tensor_show_their_values():
+    z = torch.tensor([1 + 2j, 3 - 1j]).conj()  # a view with the conjugate bit set: numpy() refuses it as it is
+    assert Summarizer().summarize(z)["values"].tolist() == [1 - 2j, 3 + 1j]
+    q = torch.quantize_per_tensor(torch.tensor([0.5, 1.0]), scale=0.5, zero_point=0, dtype=torch.qint8)
+    assert Summarizer().summarize(q)["values"].tolist() == [0.5, 1.0]
+
+
 def test_module_summary_lists_parameters():
     model = nn.Linear(3, 2)
     model.eval()

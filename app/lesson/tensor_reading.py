@@ -75,6 +75,8 @@ def why_no_values(tensor: Any) -> str | None:
 def _to_numpy(tensor: Any) -> np.ndarray:
     """A small tensor's values as numpy (bfloat16, float16 and float8 widened to float32)."""
     data = tensor.detach()
+    if data.is_cpu and _numpy_native(data.dtype):  # the common case: nothing to dequantize, widen or conjugate
+        return data.numpy()
     if getattr(data, "is_quantized", False):
         data = data.dequantize()
     if _widened(data.dtype):
@@ -85,6 +87,17 @@ def _to_numpy(tensor: Any) -> np.ndarray:
 
 
 _WIDENED: dict[Any, bool] = {}
+_NATIVE: dict[Any, bool] = {}
+
+
+def _numpy_native(dtype: Any) -> bool:
+    """Whether numpy holds ``dtype`` as it is: real, unquantized and not widened (``.numpy()`` reads it straight)."""
+    native = _NATIVE.get(dtype)
+    if native is None:
+        torch = sys.modules["torch"]
+        native = _NATIVE[dtype] = dtype in (torch.float32, torch.float64, torch.int8, torch.int16, torch.int32,
+                                            torch.int64, torch.uint8, torch.bool)
+    return native
 
 
 def _widened(dtype: Any) -> bool:
