@@ -184,6 +184,27 @@ def test_pause_interrupts_an_infinite_loop_at_a_user_line(session, events, lesso
     session.stop()
 
 
+def test_breakpoints_of_two_files_with_the_same_text_are_each_their_own(session, events, lesson):
+    """Two helper files of the same text compile to code objects that compare (and hash) equal:
+    each file's breakpoints still stop only in that file."""
+    helper = "def scale(x):\n    y = x * 2\n    return y\n"
+    first, second = lesson(helper, "copy_a.py"), lesson(helper, "copy_b.py")
+    path = lesson("""
+    import copy_a, copy_b
+    b = copy_b.scale(1)
+    a = copy_a.scale(2)
+    """)
+    session.breakpoints[first] = {2: None}
+    session.breakpoints[second] = {3: None}
+    session.start(path, stop_on_entry=False)
+    seen = []
+    for _ in range(2):
+        snap = events.pause()
+        seen.append((snap["file"], snap["line"], snap["vars"]["x"]["value"]))
+        session.resume()
+    assert seen == [(second, 3, 1), (first, 2, 2)]
+    assert events.end().status == "ok"
+
 def test_breakpoint_added_while_running_is_hit(session, events, lesson):
     path = lesson("""
     n = 0

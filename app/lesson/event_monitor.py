@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from types import CodeType, FrameType
 from typing import Any
 
+from app.lesson.code_table import CodeTable
 from app.lesson.frame_lines import line_at, line_of
 
 #: The environment variable that keeps the tracer on ``sys.settrace`` (``settrace``), for comparisons.
@@ -79,7 +80,7 @@ class EventMonitor:
         self._busy = False
         #: Code objects armed with the stepping events, and per running frame the line it last
         #: reported and the line a jump reported that the frame's next ``LINE`` event carries.
-        self._armed: set[CodeType] = set()
+        self._armed: CodeTable[bool] = CodeTable()
         self._last: dict[FrameType, int] = {}
         self._jumped: dict[FrameType, int] = {}
         monitoring = sys.monitoring
@@ -181,7 +182,7 @@ class EventMonitor:
 
     def _arm(self, code: CodeType) -> None:
         if code not in self._armed:
-            self._armed.add(code)
+            self._armed[code] = True
             sys.monitoring.set_local_events(self.tool, code, self._local_step_events)
 
     def _leave_stepping(self) -> None:

@@ -22,6 +22,7 @@ from types import FrameType
 from typing import Any
 
 from app.i18n import N_
+from app.lesson.code_table import CodeTable
 from app.lesson.snapshot import grad_mode
 
 #: The folder of the lesson process's modules (``app/lesson``).
@@ -256,7 +257,7 @@ def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: C
     GradStep pauses the main thread only; a breakpoint elsewhere would otherwise be
     silently passed by.
     """
-    warned: set[Any] = set()
+    warned: CodeTable[bool] = CodeTable()
 
     def thread_trace(frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
@@ -264,7 +265,7 @@ def watch_other_threads(is_user_code: Callable[[Any], bool], breakpoint_lines: C
             return None
         lines = breakpoint_lines(code)
         if lines:
-            warned.add(code)
+            warned[code] = True
             line = min(lines)
             notify("breakpoint", OTHER_THREAD, line, line=line, function=code.co_name,
                    thread=threading.current_thread().name)

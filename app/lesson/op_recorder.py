@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from app.lesson.autograd_graph import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
+from app.lesson.code_table import CodeTable
 from app.lesson.summaries import Summarizer
 
 #: Opcodes that run an operator or attribute slot: the instruction's span is the operation itself.
@@ -153,7 +154,7 @@ class OpRecorder:
         self.pause_frame: FrameType | None = None
         self._torch = sys.modules.get("torch")
         self._mode = self._make_mode() if self._torch is not None else None
-        self._positions: dict[CodeType, list[tuple]] = {}
+        self._positions: CodeTable[list[tuple]] = CodeTable()
 
     # ---- the mode stack -------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from app.lesson import event_monitor
+from app.lesson.code_table import CodeTable
 from app.lesson.engine_reads import engine_reads
 from app.lesson.event_monitor import EventMonitor
 from app.lesson.frame_lines import line_of
@@ -151,9 +152,9 @@ class Tracer:
         self._stop_frame: FrameType | None = None
         self._ancestors: tuple[FrameType, ...] = ()
         self._is_user_file: dict[str, bool] = {}
-        self._bp_lines: dict[CodeType, frozenset[int]] = {}
-        self._bp_tracers: dict[CodeType, TraceFn] = {}
-        self._decorated_codes: dict[CodeType, bool] = {}
+        self._bp_lines: CodeTable[frozenset[int]] = CodeTable()
+        self._bp_tracers: CodeTable[TraceFn | None] = CodeTable()
+        self._decorated_codes: CodeTable[bool] = CodeTable()
         self.condition_error: dict[str, Any] | None = None
         self.hit_breakpoint = False
         #: ``(function name, value)`` of the frame a step out left, until the pause where it lands.
