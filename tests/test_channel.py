@@ -8,6 +8,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import threading
 import tracemalloc
 from pathlib import Path
 
@@ -95,6 +96,41 @@ def test_anything_else_costs_one_field_not_the_message():
     assert got["nested"] == "<Pause: not plain data, left out>"
     assert "not plain data" in got["huge"]
 
+
+
+def test_frames_stay_whole_when_encoded_one_inside_another_on_many_threads_and_after_a_huge_one():
+    """Each thread keeps one packer between messages: a nested call, other threads and a message
+    bigger than a kept buffer each still get their own frame."""
+    nested = []
+
+    class EncodesWhenAsked:  # isinstance() asks __class__, which runs this while the outer frame is packed
+        @property
+        def __class__(self):
+            nested.append(m.encode(m.Paused({"inner": list(range(40))})))
+            return EncodesWhenAsked
+
+    outer = m.encode(m.Paused({"first": list(range(30)), "odd": EncodesWhenAsked(), "last": "end"}))
+    assert m.decode(nested[0][m.HEADER_SIZE:]).snapshot == {"inner": list(range(40))}
+    got = m.decode(outer[m.HEADER_SIZE:]).snapshot
+    assert (got["first"], got["last"]) == (list(range(30)), "end") and "not plain data" in got["odd"]
+
+    frames: dict[int, list[bytes]] = {}
+
+    def encode_many(worker: int) -> None:
+        frames[worker] = [m.encode(m.Request(i, "values", {"worker": worker, "items": [i] * (i % 7)}))
+                          for i in range(300)]
+
+    workers = [threading.Thread(target=encode_many, args=(w,)) for w in range(4)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    for worker, sent in frames.items():
+        assert [m.decode(f[m.HEADER_SIZE:]) for f in sent] == [
+            m.Request(i, "values", {"worker": worker, "items": [i] * (i % 7)}) for i in range(300)]
+
+    huge = "x" * (3 << 20)
+    assert across({"huge": huge}) == {"huge": huge} and across({"small": 1}) == {"small": 1}
 
 # ---- what is refused ---------------------------------------------------------------------
 

@@ -224,6 +224,21 @@ def test_nested_shapes_name_their_ragged_dimension():
         .startswith("j")
 
 
+
+@pytest.mark.parametrize("layout", [torch.strided, torch.jagged], ids=["strided", "jagged"])
+def test_a_nested_tensor_keeps_its_summary_until_it_changes(layout):
+    """The summary cache's key reads a nested tensor's shape, which a strided one does not have."""
+    tensor = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)], layout=layout)
+    summarize = Summarizer().summarize
+    first = summarize(tensor)
+    assert summarize(tensor) is first
+    tensor.mul_(2)
+    again = summarize(tensor)
+    assert again is not first and again["version"] == first["version"] + 1
+    tensor.requires_grad_()
+    assert summarize(tensor) is not again and summarize(tensor)["requires_grad"] is True
+
+
 class _Counted:
     reprs = 0
 

@@ -101,7 +101,11 @@ class TensorSummarizer:
                 grad_version = grad._version
             except RuntimeError:
                 grad_version = -1
-        key = (version, tensor.requires_grad, retains, node, None if tensor.is_nested else tensor.shape, grad_version)
+        try:
+            shape = tensor.shape  # asked first, not is_nested: one getter fewer for every other tensor
+        except RuntimeError:  # a strided nested tensor has no sizes
+            shape = None
+        key = (version, tensor.requires_grad, retains, node, shape, grad_version)
         key_id = id(tensor)
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
