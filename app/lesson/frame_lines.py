@@ -12,9 +12,10 @@ import bisect
 import sys
 from types import CodeType, FrameType
 
-#: By ``id()`` of a code object (hashing one hashes its constants and names): the code object, the
-#: start offset of each range of its bytecode, and the range's line (None: no line).
-_STARTS: dict[int, tuple[CodeType, list[int], list[int | None]]] = {}
+from app.lesson.code_table import CodeTable
+
+#: Of each code object: the start offset of each range of its bytecode, and the range's line (None: no line).
+_STARTS: CodeTable[tuple[list[int], list[int | None]]] = CodeTable()
 #: Code objects kept before the table starts again (the lesson's own are a few hundred).
 _LIMIT = 4096
 #: Python's own ``sys.gettrace``, whatever the lesson's hooks later put in its place.
@@ -23,14 +24,14 @@ _gettrace = getattr(sys.gettrace, "__wrapped__", sys.gettrace)
 
 def line_at(code: CodeType, offset: int) -> int | None:
     """The line of the instruction at byte ``offset`` of ``code`` (None for one that has no line)."""
-    known = _STARTS.get(id(code))
-    if known is None or known[0] is not code:
+    known = _STARTS.get(code)
+    if known is None:
         if len(_STARTS) >= _LIMIT:
             _STARTS.clear()
         table = list(code.co_lines())
-        known = _STARTS[id(code)] = (code, [start for start, _, _ in table], [line for _, _, line in table])
-    index = bisect.bisect_right(known[1], offset) - 1
-    return known[2][index] if index >= 0 else None
+        known = _STARTS[code] = ([start for start, _, _ in table], [line for _, _, line in table])
+    index = bisect.bisect_right(known[0], offset) - 1
+    return known[1][index] if index >= 0 else None
 
 
 def line_of(frame: FrameType) -> int | None:
