@@ -390,7 +390,6 @@ class LessonRunner:
         action, file, line = self._resumed(frame, resume)
         set_local(frame, self.tracer.resume(frame, action, file, line))
 
-    @engine_reads()
     def _watch_changes(self, frame: FrameType) -> list[str]:
         """The watched expressions whose value differs from the last one seen.
 
@@ -398,19 +397,20 @@ class LessonRunner:
         value (it was not there to change); one that fails later (a name out of scope in a
         called function) is not compared at that line.
         """
-        changed = []
-        for expression, before in self.watching.items():
-            try:
-                value = eval(expression, frame.f_globals, frame_locals(frame))
-            except Exception:
-                if before is _UNSEEN:
-                    self.watching[expression] = _UNDEFINED
-                continue
-            now = value_fingerprint(self.snapshots.summarizer.summarize(value))
-            if before is not _UNSEEN and before is not _UNDEFINED and now != before:
-                changed.append(expression)
-            self.watching[expression] = now
-        return changed
+        with engine_reads():
+            changed = []
+            for expression, before in self.watching.items():
+                try:
+                    value = eval(expression, frame.f_globals, frame_locals(frame))
+                except Exception:
+                    if before is _UNSEEN:
+                        self.watching[expression] = _UNDEFINED
+                    continue
+                now = value_fingerprint(self.snapshots.summarizer.summarize(value))
+                if before is not _UNSEEN and before is not _UNDEFINED and now != before:
+                    changed.append(expression)
+                self.watching[expression] = now
+            return changed
 
     def _keep_recording(self) -> bool:
         """In record mode, whether this pause is reported and passed at once (no Pause arrived)."""
