@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 
 from app.lesson.summaries import Summarizer
-from widgets.console_view import ConsoleView
+from widgets.console_view import LINE_CHARS, ConsoleView
 
 
 @pytest.fixture
@@ -103,6 +103,52 @@ def test_scrollback_stays_bounded_under_a_flood(qtbot, console):
     assert kept == list(range(20_000 - len(kept), 20_000))  # the newest lines, in order
     assert dropped + len(kept) == 18_000  # nothing of the flood is lost silently
 
+
+
+def test_a_very_long_line_is_drawn_in_part_and_says_how_much_it_left_out(qtbot, console):
+    """A lesson printing a 5 MB line froze the window for good (Qt lays a line out whole: 41 s for
+    1,000,000 characters): a line is drawn up to LINE_CHARS, also when it arrives over several
+    flushes, and ends with the count of what was left out; the lines around it are untouched."""
+    long = "x" * 250_000
+    console.append_output("stdout", "before\n" + long[:6_000])
+    qtbot.waitUntil(lambda: "x" * 6_000 in text_of(console))  # drawn: the rest comes at later flushes
+    for start in range(6_000, len(long), 65_536):
+        console.append_output("stdout", long[start:start + 65_536])
+    console.append_output("stdout", "\nafter\n" + "y" * 12_000)  # a second long line, never ended
+    console.append_message("Run ended")
+    qtbot.waitUntil(lambda: "Run ended" in text_of(console))
+    assert text_of(console).splitlines() == [
+        "before", "x" * LINE_CHARS + " … and 240,000 more characters on this line",
+        "after", "y" * LINE_CHARS + " … and 2,000 more characters on this line", "Run ended"]
+    assert color_at(console, " … and 240,000") == color_at(console, "Run ended") != color_at(console, "before")
+    console.append_output("stdout", "short\n")
+    qtbot.waitUntil(lambda: "short" in text_of(console))
+    assert text_of(console).splitlines()[-1] == "short"  # the count starts again after a cut line
+
+
+def test_the_pane_follows_the_end_through_long_wrapped_lines_until_the_learner_scrolls_up(qtbot, console):
+    """Qt lays out a wrapped line after it is written, so the scroll bar's end moves later: the pane
+    still ends on the last line, and stays where the learner scrolled to."""
+    output = console.output
+    console.resize(420, 110)  # as small as at 1280x800: the scroll bar appears, and the long lines wrap again
+
+    def last_line_shown() -> bool:
+        last = output.document().lastBlock()
+        return output.blockBoundingGeometry(last).translated(output.contentOffset()).bottom() \
+            <= output.viewport().height() + 1
+
+    console.append_message("Running")
+    console.append_output("stdout", "x" * 9_000 + "\nthe end\n")
+    console.append_message("Finished")
+    qtbot.waitUntil(lambda: "Finished" in text_of(console))
+    qtbot.wait(200)  # the layout settles
+    assert last_line_shown()
+    bar = output.verticalScrollBar()
+    bar.triggerAction(bar.SliderAction.SliderToMinimum)  # the learner scrolls back to read
+    console.append_output("stdout", "more\n" + "y" * 9_000 + "\n")
+    qtbot.waitUntil(lambda: "more" in text_of(console))
+    qtbot.wait(100)
+    assert bar.value() == bar.minimum()
 
 def test_clicking_a_traceback_line_asks_for_that_line(qtbot, console):
     console.append_output("stdout", "before\n")

@@ -13,6 +13,7 @@ from app.lesson_format import list_lessons
 from app.session import Session
 from app.workspace import Workspace
 from widgets import settings
+from widgets.console_view import LINE_CHARS
 from widgets.main_window import MainWindow
 
 STEPS = '''import torch
@@ -292,6 +293,27 @@ def test_a_print_flood_leaves_the_window_usable_with_bounded_output(qtbot, windo
     press(qtbot, window, Qt.Key.Key_F11)  # and the window still steps
     wait_paused(qtbot, window, 1)
 
+
+
+def test_a_five_megabyte_line_leaves_the_window_usable(qtbot, window, tmp_path):
+    """One print of a 5 MB string froze the window for good, Stop included: the console draws
+    the line in part and says how much more it had."""
+    wide = tmp_path / "wide.py"
+    wide.write_text("text = 'A' * 5_000_000\nprint(text)\nprint('the end')\n", encoding="utf-8")
+    window.open_file(wide)
+    press(qtbot, window, Qt.Key.Key_F8)
+    assert wait_ended(qtbot, window, timeout=60_000).status == "ok"
+    output = window.console.output
+    qtbot.waitUntil(lambda: "the end" in output.toPlainText(), timeout=30_000)
+    lines = output.toPlainText().splitlines()
+    cut = lines[lines.index("the end") - 1]
+    shown, note = cut[:LINE_CHARS], cut[LINE_CHARS:]
+    assert shown == "A" * LINE_CHARS and note.startswith(" … and ") and note.endswith(" more characters on this line")
+    skipped = [line for line in lines if "characters of output skipped" in line]  # the bridge's own flood bound
+    counts = [int(text.split()[1 if text.startswith("[") else 2].replace(",", "")) for text in [*skipped, note]]
+    assert LINE_CHARS + sum(counts) == 5_000_000  # every character is shown or counted
+    press(qtbot, window, Qt.Key.Key_F11)  # and the window still steps
+    wait_paused(qtbot, window, 1)
 
 def test_notes_follow_the_line_in_the_chosen_language(qtbot, tmp_path):
     settings.use_file(str(tmp_path / "settings.ini"))

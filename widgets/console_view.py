@@ -50,6 +50,12 @@ from widgets.theme import follow_palette
 
 #: Lines of scrollback kept by default.
 MAX_LINES = 5_000
+#: Characters of one output line that are drawn; the rest of a longer line is counted and said, not drawn.
+#: Qt lays a line out whole, and its cost grows faster than the line: 0.46 s for 100,000 characters,
+#: 41 s for 1,000,000, so one ``print`` of a long string froze the window.
+LINE_CHARS = 10_000
+#: The stream name of the note that ends a cut line (drawn in the "info" format).
+_CUT_NOTE = "cut"
 #: Milliseconds between two writes of buffered output (about 30 Hz).
 FLUSH_INTERVAL_MS = 33
 #: Tensors with at most this many elements print their values; bigger ones print statistics only.
@@ -212,6 +218,8 @@ class ConsoleView(QWidget):
         self._pending: deque[tuple[str, str]] = deque()
         self._pending_lines = 0
         self._dropped = 0
+        self._line_cut = 0  # characters of the line being written that are not drawn
+        self._following = True  # the pane shows the end of the output, and keeps showing it
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_INTERVAL_MS)
@@ -223,6 +231,8 @@ class ConsoleView(QWidget):
 
         self._flush_timer.timeout.connect(self._on_flush_timer_timeout)
         self.output.link_clicked.connect(self.line_activated)
+        self.output.verticalScrollBar().actionTriggered.connect(self._on_scroll_action)
+        self.output.verticalScrollBar().rangeChanged.connect(self._on_scroll_range_changed)
         self.output.clear_requested.connect(self._on_clear_requested)
         self.clear_button.clicked.connect(self._on_clear_requested)
         self.input.returnPressed.connect(self._on_input_return_pressed)
@@ -349,8 +359,6 @@ class ConsoleView(QWidget):
             return
         self._awaiting = None
         self._trim_pending(self.max_lines - 2)  # room for the note and the line still open
-        bar = self.output.verticalScrollBar()
-        follow = bar.value() >= bar.maximum() - 2
         cursor = QTextCursor(self.output.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()
@@ -370,32 +378,56 @@ class ConsoleView(QWidget):
         cursor.endEditBlock()
         self._pending.clear()
         self._pending_lines = 0
-        if follow:
-            bar.setValue(bar.maximum())
+        if self._following:
+            self._show_end()
 
     def _runs(self, open_line: str) -> list[tuple[str, str]]:
-        """The buffered chunks as (format, text) runs; a line containing ``Warning:`` is all warning."""
+        """The buffered chunks as (format, text) runs; a line containing ``Warning:`` is all warning.
+
+        A line is drawn up to :data:`LINE_CHARS`; the note of how much more it had ends it.
+        """
         pieces: list[tuple[str, str, int]] = []  # stream, text, index of its line in ``lines``
         lines = [[open_line]]
+        drawn = len(open_line)
         for stream, text in self._pending:
             for part in text.splitlines(keepends=True):
-                pieces.append((stream, part, len(lines) - 1))
-                lines[-1].append(part)
-                if part.endswith("\n"):
+                ends = part.endswith("\n")
+                body = part[:-1] if ends else part
+                room = max(LINE_CHARS - drawn, 0)
+                if len(body) > room:
+                    self._line_cut += len(body) - room
+                    body = body[:room]
+                drawn += len(body)
+                if body:
+                    pieces.append((stream, body, len(lines) - 1))
+                    lines[-1].append(body)
+                if ends:
+                    if self._line_cut:
+                        pieces.append((_CUT_NOTE, self._cut_note(), len(lines) - 1))
+                    pieces.append((stream, "\n", len(lines) - 1))
                     lines.append([])
+                    drawn = 0
         warning = ["Warning:" in "".join(parts) for parts in lines]
         runs: list[tuple[str, list[str]]] = []
         for stream, text, number in pieces:
-            kind = "warning" if warning[number] else stream if stream in ("stdout", "native") else "stderr"
+            kind = ("info" if stream == _CUT_NOTE else "warning" if warning[number]
+                    else stream if stream in ("stdout", "native") else "stderr")
             if runs and runs[-1][0] == kind:
                 runs[-1][1].append(text)
             else:
                 runs.append((kind, [text]))
         return [(kind, "".join(parts)) for kind, parts in runs]
 
+    def _cut_note(self) -> str:
+        """The words that end a line drawn in part (and the count of what was left out starts again)."""
+        cut, self._line_cut = self._line_cut, 0
+        return tr(" … and {n} more characters on this line", n=f"{cut:,}")
+
     # ---- the app's own messages -----------------------------------------------------------
 
     def _start_line(self, cursor: QTextCursor) -> None:
+        if self._line_cut:  # the lesson's line, cut, never ended: say so before the next line starts
+            cursor.insertText(self._cut_note(), self._formats["info"])
         if cursor.block().length() > 1:
             cursor.insertText("\n")
 
@@ -413,8 +445,24 @@ class ConsoleView(QWidget):
             else:
                 cursor.insertText(text + "\n", self._formats[kind])
         cursor.endEditBlock()
+        self._following = True  # the app's own message is news: the pane goes to it
+        self._show_end()
+
+    def _show_end(self) -> None:
         bar = self.output.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def _on_scroll_action(self, _action: int) -> None:
+        """The learner moved the scroll bar (its buttons, a drag, the wheel, Page Up or Down): the pane
+        follows new output again only once it is back at the end."""
+        bar = self.output.verticalScrollBar()
+        self._following = bar.sliderPosition() >= bar.maximum() - 2
+
+    def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
+        """Qt wraps lines again after they are written (when the scroll bar appears, or the pane is
+        resized): the end moves, and a pane that follows it moves along."""
+        if self._following:
+            self.output.verticalScrollBar().setValue(maximum)
 
     def _insert_link_line(self, cursor: QTextCursor, frame: str) -> None:
         line, label = frame.split("\t", 1)
@@ -559,5 +607,7 @@ class ConsoleView(QWidget):
         self._pending.clear()
         self._pending_lines = 0
         self._dropped = 0
+        self._line_cut = 0
+        self._following = True
         self._awaiting = None
         self.output.clear()
