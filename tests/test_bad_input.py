@@ -5,6 +5,7 @@ from __future__ import annotations
 from conftest import line_of
 
 from app import messages as m
+from app.lesson.snapshot import MESSAGE_LIMIT
 from app.session import LessonFileError
 
 
@@ -50,6 +51,22 @@ def test_uncaught_exception_pauses_post_mortem_at_the_raising_line(session, even
     assert ended.status == "error" and ended.error["line"] == line_of(path, "raises")
     assert "ValueError: bad ratio 2.0" in events.output("stderr")
 
+
+
+def test_a_huge_exception_message_reaches_the_window_cut_and_the_output_whole(session, events, lesson):
+    """A 1,000,000-character message held the window for 30 s: the pause and the run's end carry its
+    first MESSAGE_LIMIT characters and how many more it had; stderr has the traceback as Python prints it."""
+    path = lesson("""
+    x = 1
+    raise ValueError("ab" * 500_000)   # raises
+    """)
+    session.start(path, stop_on_entry=False)
+    message = events.pause()["exception"]["message"]
+    assert message == "ab" * (MESSAGE_LIMIT // 2) + f" … (+{1_000_000 - MESSAGE_LIMIT:,})"
+    session.resume()
+    ended = events.end()
+    assert ended.status == "error" and ended.error["message"] == message
+    assert "ValueError: " + "ab" * 500_000 in events.output("stderr")
 
 def test_sys_exit_ends_as_exited_not_crashed(session, events, lesson):
     path = lesson("""

@@ -40,7 +40,7 @@ from app.lesson.lesson_io import Channel, NoInput, lesson_stream, no_input, open
 from app.lesson.op_recorder import SEQUENCES, OpRecorder
 from app.lesson.origins import OriginBook, forward_log, sequence_peek
 from app.lesson.predictions import check, judge, shown
-from app.lesson.snapshot import SnapshotBuilder, frame_entry, frame_locals, raised
+from app.lesson.snapshot import SnapshotBuilder, bounded_message, frame_entry, frame_locals, raised
 from app.lesson.tracer import STEPPING, Tracer, canonical, set_local, untrace_imports
 from app.pause_delta import PauseCompressor
 from app.process_os import current as os_part
@@ -309,7 +309,7 @@ class LessonRunner:
                 user_tb.append((tb.tb_frame, tb.tb_lineno))
             tb = tb.tb_next
         summary = traceback.extract_tb(exc.__traceback__)
-        message = timed(str, exc)  # the lesson's __str__: bounded as a repr is
+        message = bounded_message(timed(str, exc))  # the lesson's __str__: bounded in time as a repr is
         error = {
             "type": type(exc).__name__,
             "message": message,

@@ -84,6 +84,19 @@ def return_kind(frame: FrameType) -> str:
     return "return" if op in _RETURNS else "raise"
 
 
+#: Characters of an uncaught exception's message that a pause and the run's end carry; the output
+#: still has the whole traceback as Python prints it. A 1,000,000-character message held the
+#: window for 30 s (its error card, status and console lines lay it out whole).
+MESSAGE_LIMIT = 2_000
+
+
+def bounded_message(message: str) -> str:
+    """An exception's message up to :data:`MESSAGE_LIMIT` characters, then how many more it had."""
+    if len(message) <= MESSAGE_LIMIT:
+        return message
+    return f"{message[:MESSAGE_LIMIT]} … (+{len(message) - MESSAGE_LIMIT:,})"
+
+
 def raised(arg: Any) -> dict[str, str] | None:
     """The exception an ``exception`` trace event carries (its ``arg``), as type and message.
 
