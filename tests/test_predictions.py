@@ -391,6 +391,27 @@ def test_after_a_verdict_the_notes_show_the_note_that_explains_it(qtbot, open_wi
     assert not notes.explaining and "## Run the engine" in notes.text()
 
 
+
+def test_the_note_after_two_questions_waits_for_the_second_verdict(qtbot, open_window):
+    """Lesson 03 asks h_t.grad_fn, then nodes, in one cell: after the first verdict the notes showed
+    the note below the cell, which says "Step 0 found 13", while the nodes question was open."""
+    settings.put("course/ask_predictions", True)
+    window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "03_loops.py", (1280, 800))
+    bar, notes = window.prediction_bar, window.notes_view
+    window.commands.run_to_end()  # F8: on to the first question
+    qtbot.waitUntil(lambda: bar.asking and "h_t.grad_fn" in bar_text(window), timeout=30_000)
+    bar.answered.emit("AddBackward0")
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert not notes.explaining and "found 13" not in notes.text()
+    press(qtbot, window, Qt.Key.Key_F5)  # on to the next question, in the same cell
+    qtbot.waitUntil(lambda: bar.asking and "nodes" in bar_text(window), timeout=30_000)
+    for language in ("zh", "en"):
+        window.set_language(language)
+        assert not notes.explaining and "13" not in notes.text()
+    bar.answered.emit("10")
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert notes.explaining and "Step 0 found 13" in notes.text()
+
 def test_lesson_20_says_how_to_step_into_the_engine_past_its_question(qtbot, open_window):
     """Lesson 20 said "press F11 on out.backward()", a line that asks first: F11 did nothing while it asked, and
     the answer ran the whole line. A run that does what the notes say now (skip, then F11) is in Value.backward."""

@@ -124,6 +124,8 @@ class NotesView(QWidget):
 
     After a prediction's verdict it shows the note after the predicted line, which tells the
     answer, until the run leaves the lines between the two (the verdict says "the notes explain why").
+    When another question comes before that note, the note waits for that question's verdict: it
+    tells both answers.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -177,7 +179,9 @@ class NotesView(QWidget):
     def explain(self, line: int) -> None:
         """A prediction asked on ``line`` has its verdict: show the note after that line, which explains it."""
         explanation = notes_after(self.lesson, line) if self.lesson is not None else None
-        if explanation is not None and line < self._line < explanation.start_line:
+        if explanation is None or any(line < p.line < explanation.start_line for p in self.lesson.predictions):
+            return  # it also tells the answer to a question further down, not asked yet: it waits for that one
+        if line < self._line < explanation.start_line:
             self._explaining = (line, explanation)
             self._render()
 
