@@ -293,6 +293,25 @@ def test_the_exercise_done_is_ticked_and_the_progress_can_be_reset(qtbot, window
     assert "exercises 0/1" in window.lesson_browser.list.item(0).text()
 
 
+
+def test_exercises_of_a_lesson_run_as_it_comes_are_not_tried_yet_not_failed(qtbot, open_window):
+    """Lesson 01 run to its end unedited said "✗ not yet: still false: course.before('first_nan = ', ...)":
+    a failure, in the course's own check code, for exercises the learner never tried."""
+    from app.workspace import LESSONS_DIR
+
+    settings.put("course/ask_predictions", False)
+    window = open_window(LESSONS_DIR / "01_dynamic_graphs.py", (1280, 800))
+    window.commands.run_to_end()  # F8
+    wait_ended(qtbot, window, timeout=60_000)
+    output = window.console.output.toPlainText()
+    tried = [line for line in output.splitlines() if line.startswith("Try it")]
+    assert tried and all("not tried yet" in line and "✗" not in line and "course." not in line for line in tried)
+    window.code_view.setPlainText(window.code_view.source().replace("\n", "\n# my notes\n", 1))  # edited
+    window.commands.run_to_end()  # F8
+    wait_ended(qtbot, window, timeout=60_000)
+    later = window.console.output.toPlainText().splitlines()
+    assert [line for line in later if line.startswith("Try it")][0].startswith("Try it 1: ✗ not yet: still false")
+
 def test_the_question_and_verdict_follow_the_language(qtbot, window):
     window.set_language("zh")
     press(qtbot, window, Qt.Key.Key_F8)

@@ -101,6 +101,19 @@ class LessonFiles:
         self.update_title()
         return target
 
+    def as_it_comes(self, source: str) -> bool:
+        """Whether ``source`` is the text of a bundled lesson as it comes (no edit of the learner's in it)."""
+        if self.path is None:
+            return False
+        original = self.path if self.workspace.is_bundled(self.path) else self.workspace.original_of(self.path)
+        if original is None:
+            return False
+        try:
+            text = Path(original).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return text.replace("\r\n", "\n").rstrip() == source.replace("\r\n", "\n").rstrip()
+
     def revert(self) -> Path | None:
         """Drop the learner's copy of a bundled lesson, when they agree; returns the original to show."""
         if self.path is None or self.workspace.original_of(self.path) is None:

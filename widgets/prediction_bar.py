@@ -36,6 +36,7 @@ TEXTS = {
     "skip_tip": N_("Go on without predicting (Esc); the line does not run yet"),
     "check_passed": N_("Try it {n}: ✓ done ({expr})"),
     "check_missing": N_("Try it {n}: ✗ not yet: still false: {missing}"),
+    "check_untried": N_("Try it {n}: not tried yet: the notes' “Try it {n}” says what to change in the lesson"),
     "check_done_before": N_("Try it {n}: ✓ done in an earlier run ({expr} is false in this one)"),
     "check_failed": N_("Try it {n}: the check {expr} raised {error}"),
 }
@@ -48,12 +49,18 @@ def verdict_text(verdict: Verdict) -> str:
     return html.replace("<code>", "").replace("</code>", "")
 
 
-def check_text(result: CheckResult) -> str:
-    """An exercise check's result as one line of plain text, in the interface's language."""
+def check_text(result: CheckResult, untried: bool = False) -> str:
+    """An exercise check's result as one line of plain text, in the interface's language.
+
+    ``untried``: the run was of the lesson as it comes, so an exercise not done is not tried yet
+    (its check's expression, the course's own code, is no hint then).
+    """
     if result.passed is None:
         key = "check_failed"
+    elif result.passed:
+        key = "check_passed"
     else:
-        key = "check_passed" if result.passed else "check_done_before" if result.done_before else "check_missing"
+        key = "check_done_before" if result.done_before else "check_untried" if untried else "check_missing"
     return tr(TEXTS[key], n=result.check.exercise, expr=result.check.expression, error=result.error,
               missing=result.missing or result.check.expression)
 

@@ -50,6 +50,7 @@ class PredictionFlow:
         self.notes_view, self.code_view, self.progress = notes_view, code_view, progress
         self._transcript, self._asked = transcript, asked
         self.coach: Coach | None = None
+        self.as_it_comes = False  # the run is of a bundled lesson as it comes: its exercises are not tried yet
         """The predictions and exercise checks of the current run, when its lesson has any."""
 
     def coach_for(self, source: str, path: Path, asking: bool) -> Coach | None:
@@ -141,6 +142,8 @@ class PredictionFlow:
         """The run's exercise checks, in its output; True when there were any."""
         if self.coach is None or not ended.checks:
             return False
+        untried = self.as_it_comes
         for result in self.coach.check_results(ended.checks):
-            self._transcript().add_message(lambda r=result: check_text(r), "success" if result.passed else "info")
+            self._transcript().add_message(lambda r=result: check_text(r, untried),
+                                           "success" if result.passed else "info")
         return True
