@@ -104,6 +104,56 @@ def test_a_child_of_a_server_that_died_is_ended_not_left_running(lesson):
     os.close(read)
 
 
+
+#: An app that starts a lesson holding the interpreter on a forked lesson process, prints the
+#: lesson's pid, and waits to be killed outright.
+DYING_APP = """
+import sys, threading, time
+from app import lesson_spawner, messages as m
+from app.session import Session
+
+session = Session(warm_spare=True)  # its spare's spawn starts the server
+deadline = time.monotonic() + 120
+while (lesson_spawner._server is None or not lesson_spawner._server.ready) and time.monotonic() < deadline:
+    time.sleep(0.05)
+session.close()
+said = threading.Event()
+def listen(message):
+    if isinstance(message, m.Output) and message.text.strip().isdigit():
+        print(message.text.strip(), flush=True)
+        said.set()
+session = Session(listen, warm_spare=False)
+session.start(sys.argv[1], stop_on_entry=False)
+said.wait(60)
+print(type(session._process.process).__name__, flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_lesson_holding_the_interpreter_ends_when_its_app_is_killed_outright(lesson, tmp_path):
+    """A test run stopped with SIGTERM left a lesson process spinning at 90% CPU for good: the app,
+    killed, ended nothing, and the lesson, in a call that holds the interpreter, never heard its
+    channel close. The fork server hears the app's socket close and ends the lessons still running."""
+    path = lesson("import itertools, os\nprint(os.getpid(), flush=True)\ntotal = sum(itertools.repeat(1))\n")
+    app = subprocess.Popen([sys.executable, "-c", DYING_APP, path], stdout=subprocess.PIPE, text=True,
+                           cwd=str(lesson_spawner_root()), env=dict(os.environ, PYTHONPATH=str(lesson_spawner_root())),
+                           start_new_session=True)
+    pid = None
+    try:
+        pid = int(app.stdout.readline())
+        assert app.stdout.readline().strip() == "ForkedProcess"
+        assert _alive(pid)
+        app.kill()  # SIGKILL: no atexit, no Session.close, nothing of the app's runs
+        app.wait()
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(pid)
+    finally:
+        app.kill()
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
 def run_to_the_end_unforked(session: Session, events, lesson, word: str) -> None:
     """Run a lesson printing ``word`` to its end in ``session`` and check it was a fresh interpreter."""
     try:

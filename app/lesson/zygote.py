@@ -22,7 +22,10 @@ one JSON object a packet:
 - server → app ``{"exited": n, "code": c}`` when a child ends, ``c`` as
   :attr:`subprocess.Popen.returncode` gives it (``-11`` for SIGSEGV).
 
-The server ends when the app closes its end of the socket.
+The server ends when the app closes its end of the socket, and ends the children still running
+then, each with its process group: the app closes it after ending its runs, unless it was killed
+outright or crashed, and a lesson in a call that holds the interpreter cannot hear its own
+channel close.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def _send(sock: socket.socket, message: dict[str, Any]) -> None:
         pass  # the app is gone: the loop ends on its next read
 
 
-def _reap(sock: socket.socket) -> None:
+def _reap(sock: socket.socket, children: set[int]) -> None:
     """Report every child that has ended."""
     while True:
         try:
@@ -58,7 +61,22 @@ def _reap(sock: socket.socket) -> None:
             return
         if pid == 0:
             return
+        children.discard(pid)
         _send(sock, {"exited": pid, "code": os.waitstatus_to_exitcode(status)})
+
+
+def _end(children: set[int]) -> None:
+    """End the lesson processes still running, each with its process group, once the app is gone.
+
+    An app that ends normally has ended its runs by then; one killed outright or crashed ended
+    nothing, and a lesson in a call that holds the interpreter never hears its channel close.
+    """
+    for pid in children:
+        for kill in (os.killpg, os.kill):  # the group it leads; itself, if it has not made one yet
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def _become_lesson(request: dict[str, Any], fds: list[int], own: list[int]) -> NoReturn:
@@ -96,7 +114,16 @@ def serve(sock: socket.socket) -> None:
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # a handler, so that SIGCHLD wakes the select below
     own = [sock.fileno(), wake_read, wake_write]
+    children: set[int] = set()
     _send(sock, {"ready": True})
+    try:
+        _serve_requests(sock, wake_read, own, children)
+    finally:
+        _end(children)
+
+
+def _serve_requests(sock: socket.socket, wake_read: int, own: list[int], children: set[int]) -> None:
+    """Fork a child per request and report the ends of children, in ``children``, until the app is gone."""
     while True:
         try:
             readable, _, _ = select.select([sock, wake_read], [], [])
@@ -109,7 +136,7 @@ def serve(sock: socket.socket) -> None:
                         break
                 except BlockingIOError:
                     break
-            _reap(sock)
+            _reap(sock, children)
         if sock not in readable:
             continue
         try:
@@ -126,6 +153,7 @@ def serve(sock: socket.socket) -> None:
             pid = os.fork()
         if pid == 0:
             _become_lesson(request, fds, own)
+        children.add(pid)
         for fd in fds:
             os.close(fd)
         _send(sock, {"pid": pid})
