@@ -225,7 +225,8 @@ class BackwardForm:
         """The step in view: a live pause offers its tensors as roots; otherwise requests are off, and say why."""
         if step.is_live:  # an operation's result (⟨x @ W⟩) has no name in the frame for backward() to use
             self.set_variables({name: s for name, s in step.variables.items() if not name.startswith("⟨")})
-        why = "ended" if step.over and step.where != "past" else {"idle": "stopped"}.get(step.off or "", step.off)
+        # A past step of a run that has ended: no step is live to go to, so it is the end that keeps them off.
+        why = "ended" if step.over else {"idle": "stopped"}.get(step.off or "", step.off)
         self.set_state(step.is_live, why or "running")
         self.show_past(step.index)
 

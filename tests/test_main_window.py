@@ -402,6 +402,9 @@ def test_status_texts_say_the_state_there_is_past_ended_and_stopped(qtbot, windo
     wait_ended(qtbot, window)
     assert "(finished)" in window.timeline.label_text()
     assert "has ended" in panel.state_label.text() and "Pause it (F6)" not in panel.state_label.text()
+    window.act_step_back.trigger()  # a past step of the ended run: there is no live step to go to
+    assert "has ended" in panel.state_label.text() and "Go to Live" not in panel.state_label.text()
+    window.act_go_live.trigger()
     stack = window.stack_view.list
     assert [stack.item(row).text() for row in range(stack.count())] == ["(the lesson is not paused)"]
     press(qtbot, window, Qt.Key.Key_F11)  # a new run: live again
