@@ -16,6 +16,7 @@ from PySide6.QtCore import QLockFile
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from app.i18n import N_, tr
+from app.session import LessonFileError, read_lesson
 from app.workspace import Workspace
 from widgets import settings
 from widgets.autosave_timer import AutosaveTimer
@@ -109,8 +110,8 @@ class LessonFiles:
         if original is None:
             return False
         try:
-            text = Path(original).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_lesson(str(original))
+        except LessonFileError:
             return False
         return text.replace("\r\n", "\n").rstrip() == source.replace("\r\n", "\n").rstrip()
 

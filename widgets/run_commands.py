@@ -216,7 +216,7 @@ class RunCommands:
             return False
         finally:
             self.predictions.coach = coach
-            self.predictions.as_it_comes = self.files.as_it_comes(source)
+            self.predictions.as_it_comes = coach is not None and self.files.as_it_comes(source)  # for its checks
             self.session.breakpoints[str(self.files.path)] = self.predictions.breakpoints()
         self._began(Run(str(self.files.path), settings.get("history/budget_mb") * 2**20))
         self.resumed()
