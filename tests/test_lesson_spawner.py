@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -97,10 +98,7 @@ def test_a_child_of_a_server_that_died_is_ended_not_left_running(lesson):
     assert isinstance(child, ForkedProcess)
     server.process.send_signal(signal.SIGKILL)
     assert child.wait(timeout=30) == -signal.SIGKILL
-    deadline = time.monotonic() + 30
-    while _alive(child.pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not _alive(child.pid)
+    assert _ends_within(child.pid, 30)
     os.close(read)
 
 
@@ -145,10 +143,7 @@ def test_a_lesson_holding_the_interpreter_ends_when_its_app_is_killed_outright(l
         assert _alive(pid)
         app.kill()  # SIGKILL: no atexit, no Session.close, nothing of the app's runs
         app.wait()
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not _alive(pid)
+        assert _ends_within(pid, 10)
     finally:
         app.kill()
         if pid is not None and _alive(pid):
@@ -169,6 +164,18 @@ def lesson_spawner_root():
     from app.lesson_process import ROOT
 
     return ROOT
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` ends within ``seconds``, waited for on a pidfd (readable once the process has ended)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], seconds)[0])
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:
