@@ -502,3 +502,21 @@ def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qt
     total = window.run.live_index + 1
     assert window.timeline.label_text() == f"step {total} of {total} (live)"
     assert window.status.step_label.text() == f"step {total}"
+
+
+def test_the_window_takes_the_keys_back_when_a_dialog_over_it_closes(qtbot, window):
+    """After "Stop it and open …?" (or any dialog) no window was active without a window manager: F10 went nowhere."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.code_view.setFocus()
+    box = QMessageBox(QMessageBox.Icon.Question, "Stop the running lesson?", "Stop it and open b.py?",
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, window)
+    QTimer.singleShot(100, box.reject)
+    box.exec()  # as QMessageBox.question does
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    assert QApplication.focusWidget() is window.code_view
+    press(qtbot, window, Qt.Key.Key_F10)  # and the keys work at once
+    wait_paused(qtbot, window)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSlider
+from PySide6.QtWidgets import QPlainTextEdit, QSlider
 from test_graph_view import boxes
 from test_main_window import press, wait_ended, wait_paused
 
@@ -276,3 +276,25 @@ def test_the_changed_tint_says_what_the_step_that_led_here_changed_however_the_l
     assert tinted(window) == {"a"}
     tip = window.variables_view.model.index_for_path(":a").data(Qt.ItemDataRole.ToolTipRole)
     assert "Changed by the step that led here: changed in place (_version 1)" in tip
+
+
+def test_closing_the_diff_dialog_gives_the_keys_back_to_the_window(qtbot, window):
+    """The first Ctrl+Shift+F10 after closing "Diff with live" did nothing, and each click made one more dialog."""
+    from PySide6.QtWidgets import QApplication, QDialog
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    step_n(qtbot, window, 6)
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)  # step back
+    for _ in range(2):
+        window.time_travel.bar.compare_requested.emit()
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QDialog) and dialog.findChild(QPlainTextEdit).toPlainText().startswith("From step 5")
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda shown=dialog: not shown.isVisible())
+        assert len(window.findChildren(QDialog)) == 1  # shown again, not made again
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    assert QApplication.focusWidget() is not None and QApplication.focusWidget().window() is window
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)  # Go to Live, sent where the keys go now
+    assert window.run.viewing is None and not window.timeline.is_past()

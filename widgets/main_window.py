@@ -50,6 +50,7 @@ from widgets.code_view import CodeView
 from widgets.console_view import ConsoleView
 from widgets.graph_groups import same_file
 from widgets.graph_view import GraphView
+from widgets.keys_back import KeysBack
 from widgets.lesson_browser import LessonBrowser
 from widgets.lesson_files import ELSEWHERE_NOTE, LessonFiles
 from widgets.node_list import NodeList
@@ -175,6 +176,7 @@ class MainWindow(QMainWindow):
         column.addWidget(self.timeline)
         self.setCentralWidget(central)
         self.time_travel = TimeTravel(self.timeline, lambda: self.session.state == RUNNING, self)
+        self._keys_back = KeysBack(self)
 
     def _build_panels(self) -> None:
         self.lesson_browser = LessonBrowser(self)
@@ -709,7 +711,6 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.window_layout.resized(event.size(), event.oldSize())
-
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.may_discard_changes():

@@ -77,6 +77,7 @@ class TimeTravel(QObject):
         self.last_comparison = ""  # the text of the last "Diff with live"
         self._is_running = is_running
         self._parent = parent
+        self._dialog: QDialog | None = None
         self._refresh_timer = QTimer(self, singleShot=True, interval=RECORDING_REFRESH_MS)
         self._refresh_timer.timeout.connect(self._refresh_bar)
         bar.position_requested.connect(self._on_bar_position_requested)
@@ -143,15 +144,23 @@ class TimeTravel(QObject):
         if diff is None:
             return
         text = describe_diff(diff, self.run.viewing, self.run.live_index)
-        dialog = QDialog(self._parent)
-        dialog.setWindowTitle(tr("What changed since this step"))
-        view = QPlainTextEdit(text, dialog)
-        view.setReadOnly(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
-        buttons.rejected.connect(dialog.reject)
-        layout = QVBoxLayout(dialog)
-        layout.addWidget(view)
-        layout.addWidget(buttons)
-        dialog.resize(520, 360)
         self.last_comparison = text
+        dialog = self._comparison_dialog()
+        dialog.findChild(QPlainTextEdit).setPlainText(text)
         dialog.open()
+
+    def _comparison_dialog(self) -> QDialog:
+        """The "Diff with live" dialog, made at its first use and shown again at every other."""
+        if self._dialog is None:
+            self._dialog = QDialog(self._parent)
+            self._dialog.setObjectName("comparison_dialog")
+            view = QPlainTextEdit(self._dialog)
+            view.setReadOnly(True)
+            buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self._dialog)
+            buttons.rejected.connect(self._dialog.reject)
+            layout = QVBoxLayout(self._dialog)
+            layout.addWidget(view)
+            layout.addWidget(buttons)
+            self._dialog.resize(520, 360)
+        self._dialog.setWindowTitle(tr("What changed since this step"))  # in the language of now
+        return self._dialog
