@@ -53,6 +53,7 @@ class Coach:
         """Lines whose prediction was asked in this run (a loop asks once)."""
         self.waiting: tuple[Prediction, str] | None = None
         """An answer given, waiting for its line to run."""
+        self._asked_depth = 0  # the stack depth of the pause that asked the last question
         self.passed: list[Prediction] = []
         """Predictions a recording ran past without asking, not yet reported."""
 
@@ -72,6 +73,7 @@ class Coach:
         if snapshot.get("recording"):
             self.passed.append(prediction)
             return None
+        self._asked_depth = snapshot.get("depth", 0)
         return prediction
 
     def take_passed(self) -> list[Prediction]:
@@ -93,8 +95,15 @@ class Coach:
         """The learner stepped on without answering (or asked to skip)."""
         self.waiting = None
 
-    def take_waiting(self) -> tuple[Prediction, str] | None:
-        """The answer to judge at this pause (the line it waited for has run), once."""
+    def take_waiting(self, snapshot: dict[str, Any]) -> tuple[Prediction, str] | None:
+        """The answer to judge at this pause, once: when the line it waited for has run.
+
+        A pause in a function the line calls (the learner stepped into it) is not that yet: the
+        answer waits until the run is back in the line's frame, or below it.
+        """
+        if self.waiting is not None and snapshot.get("depth", 0) > self._asked_depth \
+                and not snapshot.get("post_mortem"):
+            return None
         waiting, self.waiting = self.waiting, None
         return waiting
 

@@ -91,7 +91,7 @@ def test_the_coach_asks_each_prediction_once_and_records_the_verdicts(tmp_path):
     assert coach.stop_lines() == {S_LINE}
     assert coach.question_at({**pause, "line": S_LINE, "recording": True}, "lesson.py") is None
     coach.answer(prediction, " True ")
-    assert coach.take_waiting() == (prediction, "True") and coach.take_waiting() is None
+    assert coach.take_waiting({}) == (prediction, "True") and coach.take_waiting({}) is None
     verdict = coach.verdict(prediction, "True", {"ok": True, "right": True, "shown": "True"})
     assert verdict.right and verdict.value == "True"
     results = coach.check_results([{"expression": "u == 4", "passed": False, "error": None}])
@@ -229,7 +229,8 @@ def test_f10_on_an_open_question_runs_nothing_and_esc_skips_it_out_loud(qtbot, w
         press(qtbot, window, key, modifier)
         assert window.session.state == "paused" and window.run.live["step"] == step, key
         assert bar.asking and "h.requires_grad" in bar_text(window)
-        assert "answer the question above (Enter), or skip it (Esc)" in window.state_label.text()
+        waits = "the line runs with Step Into" if key == Qt.Key.Key_F11 else "or skip it (Esc); the line has not run"
+        assert "answer the question above (Enter)" in window.state_label.text() and waits in window.state_label.text()
     press(qtbot, window, Qt.Key.Key_Escape)  # the explicit skip
     assert not bar.isVisible() and window.run.live["line"] == H_LINE
     assert "Skipped the question on line 13" in window.state_label.text()
@@ -474,3 +475,29 @@ def test_the_answer_hint_reads_whole_and_its_tooltip_says_what_an_answer_may_be(
     room = edit.width() - 2 * edit.style().pixelMetric(edit.style().PixelMetric.PM_DefaultFrameWidth) - 8
     assert edit.fontMetrics().horizontalAdvance(edit.placeholderText()) <= room, (edit.placeholderText(), room)
     assert "MulBackward0" in edit.toolTip() and "None" in edit.toolTip()
+
+
+def test_step_into_on_a_question_line_answers_first_then_steps_into_and_judges_back_on_the_line(qtbot, open_window):
+    """Lesson 12 says to step into ``loss.backward()``, a line that asks first: F11 did nothing, the answer ran the
+    whole line as Step Over, and ``Cube.backward`` was never seen."""
+    settings.put("course/ask_predictions", True)
+    window = open_window(Path(__file__).resolve().parent.parent / "lessons" / "12_custom_function.py", (1280, 800))
+    bar = window.prediction_bar
+    window.code_view.go_to_line(88)
+    window.commands.run_to_cursor()
+    qtbot.waitUntil(lambda: bar.asking and "y.grad_fn" in bar_text(window), timeout=30_000)
+    bar.answered.emit("CubeBackward")
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    window.commands.run_to_cursor()
+    qtbot.waitUntil(lambda: bar.asking and "x.grad" in bar_text(window), timeout=30_000)
+    assert window.run.live["line"] == 88
+    press(qtbot, window, Qt.Key.Key_F11)  # waits for the answer, and says what the answer will do
+    assert window.run.live["line"] == 88 and bar.asking
+    assert "the line runs with Step Into" in window.state_label.text()
+    bar.answered.emit("tensor([3., 12., 0.75])")
+    qtbot.waitUntil(lambda: window.run.live["function"] == "backward", timeout=30_000)
+    assert window.run.live["stack"][1]["line"] == 88 and bar.verdict is None  # not judged in Cube.backward's frame
+    press(qtbot, window, Qt.Key.Key_F11, Qt.KeyboardModifier.ShiftModifier)  # step out, back to the lesson
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert window.run.live["depth"] == 0 and window.run.live["line"] != 88
+    assert bar.verdict_label.text().startswith("✓ Right: <code>x.grad</code>")

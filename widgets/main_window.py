@@ -58,7 +58,7 @@ from widgets.notes_view import NotesView
 from widgets.prediction_bar import PredictionBar
 from widgets.prediction_flow import PredictionFlow
 from widgets.qt_translations import use_qt_language
-from widgets.run_commands import QUESTION_WAITS, RunCommands
+from widgets.run_commands import QUESTION_WAITS, QUESTION_WAITS_INTO, RunCommands
 from widgets.run_status_bar import RunStatusBar, end_text
 from widgets.session_bridge import SessionBridge
 from widgets.tensor_inspector import TensorInspector
@@ -351,7 +351,7 @@ class MainWindow(QMainWindow):
 
     def _on_prediction_bar_answered(self, answer: str) -> None:
         if self.predictions.answered(answer):
-            self.commands.step_over()
+            self.commands.run_answered_line()
 
     def _on_prediction_bar_skipped(self, prediction: Prediction) -> None:
         self.state_label.setText(self.predictions.skipped(prediction))
@@ -425,7 +425,7 @@ class MainWindow(QMainWindow):
             self._transcript().add_message(lambda: tr(
                 "The condition “{condition}” on line {line} raised {type}: {message}", condition=problem["condition"],
                 line=problem["line"], type=problem["type"], message=problem["message"]), "error")
-        self.predictions.judge(self._on_prediction_judged)
+        self.predictions.judge(snapshot, self._on_prediction_judged)
         self.predictions.ask(snapshot, self.path)
         self._evaluate_watches()
         self.commands.paused()
@@ -620,7 +620,7 @@ class MainWindow(QMainWindow):
         self.status.show_run(self.session.state, run.live if run else None, run.ended if run else None,
                              self.path is not None, run.live_index + 1 if run and run.history is not None else None)
         if self.session.state == PAUSED and self.prediction_bar.prediction is not None:
-            self.state_label.setText(tr(QUESTION_WAITS))
+            self.state_label.setText(tr(QUESTION_WAITS_INTO if self.predictions.steps_into else QUESTION_WAITS))
 
     def _update_actions(self) -> None:
         """Enable and label the run actions as :func:`~app.stepping_rules.allowed_actions` has them.

@@ -51,6 +51,8 @@ class PredictionFlow:
         self._transcript, self._asked = transcript, asked
         self.coach: Coach | None = None
         self.as_it_comes = False  # the run is of a bundled lesson as it comes: its exercises are not tried yet
+        self.steps_into = False
+        """The learner pressed Step Into while the open question waited: its answer runs the line that way."""
         """The predictions and exercise checks of the current run, when its lesson has any."""
 
     def coach_for(self, source: str, path: Path, asking: bool) -> Coach | None:
@@ -106,12 +108,13 @@ class PredictionFlow:
                 "Record to End skipped {n} prediction(s) without asking, on line(s) {lines}: step through the "
                 "lesson (F10) to be asked", n=len(passed), lines=lines))
 
-    def judge(self, judged: Callable[[str], None]) -> None:
-        """The line a prediction waited for has run: ask the lesson whether the answer was right.
+    def judge(self, snapshot: dict[str, Any], judged: Callable[[str], None]) -> None:
+        """At the pause ``snapshot``: if the line a prediction waited for has run, ask the lesson whether the
+        answer was right.
 
         ``judged`` is called with the verdict, in words.
         """
-        waiting = self.coach.take_waiting() if self.coach else None
+        waiting = self.coach.take_waiting(snapshot) if self.coach else None
         if waiting is None:
             return
         prediction, answer = waiting
@@ -134,6 +137,7 @@ class PredictionFlow:
             return
         prediction = self.coach.question_at(snapshot, snapshot.get("file", ""))
         if prediction is not None:
+            self.steps_into = False
             self.bar.ask(prediction)
             self._asked()
             self.session.set_breakpoints(str(path), self.breakpoints())

@@ -26,6 +26,9 @@ from widgets.watch_view import WatchView
 
 #: What the status bar says while a prediction waits for its answer (a step would pass it unanswered).
 QUESTION_WAITS = N_("Predict first: answer the question above (Enter), or skip it (Esc); the line has not run yet")
+#: …once the learner pressed Step Into there: the answer runs the line with Step Into.
+QUESTION_WAITS_INTO = N_("Predict first: answer the question above (Enter), and the line runs with Step Into, into "
+                         "what it calls; or skip it (Esc)")
 #: Record to End stops after this many steps, so an endless loop keeps a partial recording.
 RECORD_LIMIT = 100_000
 
@@ -95,15 +98,17 @@ class RunCommands:
         self.go_live()
         return True
 
-    def question_waits(self) -> bool:
+    def question_waits(self, into: bool = False) -> bool:
         """Whether a prediction waits for its answer; then the status bar says to answer or skip, and nothing runs.
 
         A step would run the line and the question would vanish unanswered: a skip is the learner's
-        own choice (Skip, Esc), never a side effect of a key.
+        own choice (Skip, Esc), never a side effect of a key. ``into``: the key was Step Into, so the
+        answer will run the line with Step Into (another step key sets it back to Step Over).
         """
         if self.prediction_bar.prediction is None or self.session.state != PAUSED:
             return False
-        self.status.state_label.setText(tr(QUESTION_WAITS))
+        self.predictions.steps_into = into
+        self.status.state_label.setText(tr(QUESTION_WAITS_INTO if into else QUESTION_WAITS))
         self.prediction_bar.focus_answer()
         return True
 
@@ -144,7 +149,12 @@ class RunCommands:
 
     def step_into(self) -> None:
         """F11: run to the next line, entering the functions it calls."""
-        self._step(self.session.step_into)
+        self._step(self.session.step_into, into=True)
+
+    def run_answered_line(self) -> None:
+        """The open question was answered: run its line, with Step Into if the learner pressed it meanwhile."""
+        into, self.predictions.steps_into = self.predictions.steps_into, False
+        (self.step_into if into else self.step_over)()
 
     def step_expression(self) -> None:
         """Alt+F11: run the paused line one PyTorch operation at a time."""
@@ -182,9 +192,9 @@ class RunCommands:
             self.session.stop()
         self._start(stop_on_entry=self.session.stop_on_entry if self.session.path else True)
 
-    def _step(self, command: Callable[[], None]) -> None:
+    def _step(self, command: Callable[[], None], into: bool = False) -> None:
         """A step: the paused lesson runs ``command``; a stopped one starts, paused at its first line."""
-        if not self.leave_past() or self.question_waits():
+        if not self.leave_past() or self.question_waits(into):
             return
         if self.session.state == PAUSED:
             command()
