@@ -8,6 +8,7 @@ known lines, and callers then take a line as it is.
 
 from __future__ import annotations
 
+import ast
 import warnings
 from types import CodeType
 
@@ -42,3 +43,17 @@ def breakpoint_line(source: str, line: int) -> int | None:
     if lines is None:
         return line
     return min((n for n in lines if n >= line), default=None)
+
+
+def prints_only(source: str, after: int, before: int) -> bool:
+    """Whether every statement that starts between lines ``after`` and ``before`` (both excluded) is a ``print()``.
+
+    True when none starts there; False when ``source`` does not parse.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return all(isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+               and isinstance(node.value.func, ast.Name) and node.value.func.id == "print"
+               for node in ast.walk(tree) if isinstance(node, ast.stmt) and after < node.lineno < before)

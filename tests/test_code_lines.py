@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.code_lines import breakpoint_line, code_lines
+from app.code_lines import breakpoint_line, code_lines, prints_only
 
 SOURCE = '''"""A lesson."""
 import torch
@@ -34,3 +34,11 @@ def test_a_source_that_does_not_compile_takes_the_line_as_it_is_and_runs_nothing
     assert code_lines(source) is None
     assert breakpoint_line(source, 1) == 1
     assert not marker.exists()
+
+
+def test_prints_only_is_true_for_nothing_or_prints_between_and_false_for_any_other_statement():
+    source = "x = 1  # predict: x\nprint(x)\nprint('y', x)\n\ny = x\nfor i in range(2):\n    print(i)\n"
+    assert prints_only(source, 1, 4) and prints_only(source, 4, 5)
+    assert not prints_only(source, 1, 6)  # y = x
+    assert not prints_only(source, 5, 8)  # a loop of prints is a loop: it may run for long
+    assert not prints_only("x = (\n", 0, 9)  # mid-edit: no early note

@@ -181,3 +181,22 @@ def test_no_note_of_any_lesson_runs_past_the_column(qtbot, open_window, size, la
             cut += [f"{lesson.stem}:{section.start_line}: {text}" for text in cut_prose(document)]
             assert broken_identifiers(document) == [], (lesson.stem, section.start_line)
     assert cut == []
+
+
+@pytest.mark.parametrize(("lesson", "line", "expression", "heading", "early"), [
+    ("07_backward.py", 104, "w.grad", "## Non-leaf tensors", False),  # its answer is in the last section
+    ("11_inplace_version.py", 108, "s._version", "## When the graph needs the old value", False),  # 11 lines follow
+    ("20_be_the_engine.py", 149, "z.grad", "## Why `+=`", True),  # a print, then the note about z.grad
+    ("03_loops.py", 99, "nodes", "## What the loop built", True),
+])
+def test_a_verdict_shows_the_note_below_early_only_when_it_explains_the_answer(view, lesson, line, expression,
+                                                                                heading, early):
+    """After lesson 7's question on loss2.backward() the notes jumped to the next section, about something else,
+    and after lesson 11's the bullets for the 11 lines still to run were gone."""
+    path = Path(__file__).resolve().parent.parent / "lessons" / lesson
+    view.set_source(path.read_text(encoding="utf-8"))
+    view.show_line(line + 1)
+    before = view.text()
+    view.explain(line, expression)
+    assert view.explaining is early
+    assert (heading in view.text()) if early else (view.text() == before and heading in before)

@@ -7,6 +7,7 @@ import re
 from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor, QTextFormat, QTextOption
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
+from app.code_lines import prints_only
 from app.i18n import tr
 from app.lesson_format import Lesson, LessonFormatError, Section, notes_after, notes_for_line, parse_lesson
 from app.shown_step import Step
@@ -146,6 +147,7 @@ class NotesView(QWidget):
         self._explaining: tuple[int, Section] | None = None
         """(predicted line, the note after it) while that note is shown in place of the line's own."""
         self._shown = ""
+        self._source = ""
         self.set_source("")
 
     def set_source(self, text: str) -> None:
@@ -154,6 +156,7 @@ class NotesView(QWidget):
             self.lesson = parse_lesson(text) if "# %% [markdown]" in text else None
         except LessonFormatError:
             self.lesson = None
+        self._source = text
         self._line = 1
         self._explaining = None
         self._render()
@@ -176,11 +179,19 @@ class NotesView(QWidget):
             self._explaining = None
         self._render()
 
-    def explain(self, line: int) -> None:
-        """A prediction asked on ``line`` has its verdict: show the note after that line, which explains it."""
+    def explain(self, line: int, expression: str) -> None:
+        """A prediction of ``expression`` asked on ``line`` has its verdict: show the note after that line early,
+        when it is the explanation.
+
+        It is when it names the expression and only prints run before it. A question in the middle
+        of a cell keeps the cell's own notes, which the lines after it need (the note below is about
+        what comes next: lesson 7's answer is in its last section), and the note below a second
+        question would tell that one's answer before it is asked.
+        """
         explanation = notes_after(self.lesson, line) if self.lesson is not None else None
-        if explanation is None or any(line < p.line < explanation.start_line for p in self.lesson.predictions):
-            return  # it also tells the answer to a question further down, not asked yet: it waits for that one
+        if explanation is None or not any(expression in text for text in explanation.text.values()) \
+                or not prints_only(self._source, line, explanation.start_line):
+            return
         if line < self._line < explanation.start_line:
             self._explaining = (line, explanation)
             self._render()

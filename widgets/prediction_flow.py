@@ -123,7 +123,7 @@ class PredictionFlow:
         def show(result: dict[str, Any]) -> None:
             verdict = coach.verdict(prediction, answer, result)
             self.bar.show_verdict(verdict)
-            self.notes_view.explain(prediction.line)  # the note after the line says why
+            self.notes_view.explain(prediction.line, prediction.expression)  # the note after the line may say why
             right = verdict.right
             self._transcript().add_message(lambda: verdict_text(verdict),
                                            "info" if right is None else "success" if right else "error")
