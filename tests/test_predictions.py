@@ -9,7 +9,7 @@ import pytest
 import torch
 from conftest import borrow, give_back
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsView
+from PySide6.QtWidgets import QApplication, QGraphicsView
 from test_main_window import press, wait_ended, wait_paused
 
 from app import messages as m
@@ -501,3 +501,16 @@ def test_step_into_on_a_question_line_answers_first_then_steps_into_and_judges_b
     qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
     assert window.run.live["depth"] == 0 and window.run.live["line"] != 88
     assert bar.verdict_label.text().startswith("✓ Right: <code>x.grad</code>")
+
+
+def test_enter_picks_the_choice_with_the_focus(qtbot, window):
+    """The status bar says "answer the question above (Enter)"; on a multiple-choice question Enter did nothing."""
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    bar = window.prediction_bar
+    assert "(Enter)" in window.state_label.text() and QApplication.focusWidget() is bar._choice_buttons[0]
+    qtbot.keyClick(bar._choice_buttons[0], Qt.Key.Key_Tab)  # to the second choice
+    assert QApplication.focusWidget() is bar._choice_buttons[1] and bar._choice_buttons[1].text() == "False"
+    qtbot.keyClick(bar._choice_buttons[1], Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bar.verdict is not None, timeout=30_000)
+    assert bar.verdict.answer == "False" and bar.verdict.right is False

@@ -106,6 +106,7 @@ class PredictionBar(QFrame):
         row.addStretch(1)  # buttons keep their own width; a free answer's line takes the rest
         for button in (self.run_button, self.skip_button, self.close_button):
             button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            button.setAutoDefault(True)  # Enter picks the choice with the focus, as the status bar says (Space did)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.setSpacing(4)
@@ -131,12 +132,11 @@ class PredictionBar(QFrame):
     def ask(self, prediction: Prediction) -> None:
         """Ask ``prediction``'s question."""
         self.prediction, self.verdict = prediction, None
-        for button in self._choice_buttons:
-            button.deleteLater()
-        self._choice_buttons = []
+        self._drop_choices()
         for choice in prediction.choices:
             button = QPushButton(choice, self)
             button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            button.setAutoDefault(True)  # Enter picks the choice with the focus, as the status bar says (Space did)
             button.clicked.connect(lambda _checked=False, c=choice: self.answered.emit(c))
             self._choices.addWidget(button)
             self._choice_buttons.append(button)
@@ -158,10 +158,16 @@ class PredictionBar(QFrame):
     def dismiss(self) -> None:
         """Close the bar: no open question, no verdict."""
         self.prediction = self.verdict = None
+        self._drop_choices()
+        self.hide()
+
+    def _drop_choices(self) -> None:
+        """Take the last question's choice buttons out at once (deleted later, out of sight meanwhile)."""
         for button in self._choice_buttons:
+            button.hide()
+            self._choices.removeWidget(button)
             button.deleteLater()
         self._choice_buttons = []
-        self.hide()
 
     def retranslate(self) -> None:
         """Set the bar's texts again, in the current language."""
