@@ -22,7 +22,7 @@ from app.lesson_format import Prediction
 
 #: The bar's texts (English msgids, translated by :func:`app.i18n.tr` where they are shown).
 TEXTS = {
-    "question": N_("Predict before this line runs: what will <code>{expr}</code> be after it?"),
+    "question": N_("Predict before this line runs: what will <code>{expr}</code> evaluate to after it?"),
     "placeholder": N_("Your answer, e.g. 3, True, [1, 2]"),
     "answer_tip": N_("Your answer: a number, True/False, None, a list, a name such as MulBackward0…"),
     "run": N_("Run the line"),
