@@ -520,3 +520,20 @@ def test_the_window_takes_the_keys_back_when_a_dialog_over_it_closes(qtbot, wind
     assert QApplication.focusWidget() is window.code_view
     press(qtbot, window, Qt.Key.Key_F10)  # and the keys work at once
     wait_paused(qtbot, window)
+
+
+def test_variables_keep_the_order_they_were_defined_in_at_pauses_as_at_the_end(qtbot, window, tmp_path):
+    """While paused the rows were alphabetical (the snapshot crossed a Qt signal as a QVariantMap, sorted by key);
+    at the end, in definition order: the rows jumped around as the run finished."""
+    lesson = tmp_path / "order.py"
+    lesson.write_text("zeta = 1\nalpha = [3, 2]\nmid = {'b': 1, 'a': 2}\nprint('done')\n", encoding="utf-8")
+    window.open_file(lesson)
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_paused(qtbot, window, 1)
+    for line in (2, 3, 4):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_paused(qtbot, window, line)
+    assert variable_names(window) == ["zeta", "alpha", "mid"]
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_ended(qtbot, window)
+    assert variable_names(window) == ["zeta", "alpha", "mid"]

@@ -40,12 +40,13 @@ class SessionBridge(QObject):
 
     started = Signal(str)
     """A run began (the lesson's path)."""
-    paused = Signal(dict)
-    """The lesson paused; the snapshot."""
+    paused = Signal(object)
+    """The lesson paused; the snapshot (a dict, passed as the object it is: ``Signal(dict)`` converts it to a
+    QVariantMap and back, which sorts every dict in it by key: the Variables view lost the definition order)."""
     output = Signal(str, str)
     """The lesson wrote text: stream ("stdout", "stderr", "native") and text."""
-    replied = Signal(int, str, dict)
-    """A request was answered: id, kind, result."""
+    replied = Signal(int, str, object)
+    """A request was answered: id, kind, result (a dict, passed as it is)."""
     ended = Signal(object)
     """The run is over; the :class:`~app.messages.Ended` message."""
     noticed = Signal(str, str)
