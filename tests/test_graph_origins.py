@@ -73,13 +73,15 @@ def test_an_unknown_line_is_said_honestly_and_nodes_without_origin_still_draw(vi
         node["origin"] = origin(None, None)
     view.model.set_graph(graph)
     assert list(origin_boxes(view)) == ["ran while continuing"]
-    for node in graph["nodes"]:
-        node["origin"] = {**origin(None, None), "lines": [3, 9]}
-    view.model.set_graph(graph)
-    assert list(origin_boxes(view)) == ["ran between lines 3 and 9"]
-    # the node's details say what its box says (they said "several lines ran", the box "between lines 3 and 9")
-    view.model.select(graph["nodes"][0]["id"])
-    assert "made while continuing, between lines 3 and 9" in view.findChild(QPlainTextEdit).toPlainText()
+    # The node's details say what its box says (they said "several lines ran", the box "between lines 3 and 9");
+    # from a pause at a line in a loop to the next pause there, both said "between lines 74 and 74".
+    for lines, between in (([3, 9], "between lines 3 and 9"), ([74, 74], "between two pauses at line 74")):
+        for node in graph["nodes"]:
+            node["origin"] = {**origin(None, None), "lines": lines}
+        view.model.set_graph(graph)
+        assert list(origin_boxes(view)) == [f"ran {between}"]
+        view.model.select(graph["nodes"][0]["id"])
+        assert f"made while continuing, {between}" in view.findChild(QPlainTextEdit).toPlainText()
     for node in graph["nodes"]:
         node["origin"] = {**origin(None, None), "by": "console", "at": 12}
     view.model.set_graph(graph)

@@ -268,3 +268,17 @@ def test_the_scripts_own_backward_leaves_its_graph_drawn_as_freed(qtbot, window_
     ops = named(win, "MulBackward0") + named(win, "PowBackward0")
     assert len(ops) == 2
     qtbot.waitUntil(lambda: all(freed_look(win, i) == (True, ["freed"]) for i in ops), timeout=10_000)
+
+
+def test_the_freed_mark_holds_its_whole_label_in_chinese(qtbot, window):
+    """In 中文 the "已释放" mark was cut at its top: sized by the font's height, not the Chinese glyphs'."""
+    window.set_language("zh")
+    at_done(qtbot, window)
+    [mul] = named(window, "MulBackward0")
+    with qtbot.waitSignal(window.bridge.replied, timeout=10_000):
+        qtbot.mouseClick(window.backward_panel.backward_tab.backward_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: freed_look(window, mul) == (True, ["已释放"]), timeout=10_000)
+    [label] = [item for item in canvas(window.graph_view).scene().items()
+               if isinstance(item, QGraphicsSimpleTextItem) and item.data(0) == mul and item.text() == "已释放"]
+    mark = label.parentItem()
+    assert mark.path().boundingRect().contains(label.mapRectToParent(label.boundingRect()))

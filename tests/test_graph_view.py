@@ -421,3 +421,26 @@ def test_the_highlighted_edges_leave_with_the_nodes_a_pause_removes(view):
     assert highlight_overlay(view).path().boundingRect().bottom() > top
     view.model.apply_diff({"changed": True, "added": [], "removed": late, "edges_added": [], "roots": {}})
     assert highlight_overlay(view).path().boundingRect().bottom() < top
+
+
+@pytest.mark.parametrize("label", ["ran between lines 1 and 47", "在第 64 行和第 88 行之间运行"])
+def test_a_box_label_wider_than_its_box_ends_inside_it_and_its_tooltip_has_it_whole(qtbot, label):
+    """Labels such as "ran between lines 1 and 47" ran out past the box's edge, over the box beside it."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene
+
+    from widgets.graph_items import OriginBox
+
+    scene = QGraphicsScene()
+    layer = QGraphicsRectItem()
+    scene.addItem(layer)
+    box = OriginBox(("line", 0, None, None, ("between", 1, 47)), "line", label, QFont(), layer)
+    scene.addItem(box)
+    for width, cut in ((90, True), (600, False)):
+        box.setRect(QRectF(10, 10, width, 80))
+        box.place_caption()
+        text = box.caption.childItems()[0]
+        right = text.mapToScene(text.boundingRect().topRight()).x()
+        assert right <= box.rect().right()
+        assert text.text().endswith("…") is cut and box.caption.toolTip() == (label if cut else "")

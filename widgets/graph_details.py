@@ -75,6 +75,8 @@ def unknown_origin_text(unknown: tuple) -> str:
         who = tr("the console") if by == "console" else f"{by}()" if by != "gradstep" else "GradStep"
         return tr("made by {who} at line {line}", who=who, line=at) if at else tr("made by {who}", who=who)
     if unknown[0] == "between":
+        if unknown[1] == unknown[2]:  # continued from a pause at a line in a loop to the next pause there
+            return tr("ran between two pauses at line {line}", line=unknown[1])
         return tr("ran between lines {first} and {last}", first=unknown[1], last=unknown[2])
     return tr("ran while continuing")
 
@@ -96,6 +98,9 @@ def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str
     unknown = unknown_origin(origin)
     if unknown == ("continuing",):
         text = tr("made while continuing (several lines ran; which one is not known)")
+    elif unknown is not None and unknown[0] == "between" and unknown[1] == unknown[2]:
+        text = tr("made while continuing, between two pauses at line {line} (which line is not known)",
+                  line=unknown[1])
     elif unknown is not None and unknown[0] == "between":  # as its box says, with why no one line is named
         text = tr("made while continuing, between lines {first} and {last} (which line is not known)",
                   first=unknown[1], last=unknown[2])

@@ -209,10 +209,18 @@ class OriginBox(QGraphicsRectItem):
         self.update()
 
     def place_caption(self) -> None:
-        """Put the label (with the hidden count when collapsed) in the header, after the toggle."""
-        self._caption_text.setText(self.title())
-        text = self._caption_text.boundingRect()
+        """Put the label (with the hidden count when collapsed) in the header, after the toggle.
+
+        A label wider than the box ends in "…" inside it (it ran out past the box's edge, over the
+        next box); the whole label is the caption's tooltip.
+        """
         rect = self.rect()
+        title = self.title()
+        room = max(rect.width() - BOX_HEADER - 8, 0)
+        shown = QFontMetricsF(self._caption_text.font()).elidedText(title, Qt.TextElideMode.ElideRight, room)
+        self._caption_text.setText(shown)
+        self.caption.setToolTip(title if shown != title else "")
+        text = self._caption_text.boundingRect()
         left, top = rect.left() + BOX_HEADER + 2, rect.top() + (BOX_HEADER - text.height()) / 2
         self.caption.setRect(left, top, min(text.width() + 4, max(rect.width() - BOX_HEADER - 4, 0)), text.height())
         self._caption_text.setPos(left + 2, top)

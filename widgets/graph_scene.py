@@ -515,19 +515,19 @@ class GraphScene(QGraphicsScene):
             self.removeItem(drawn.freed_mark)
             drawn.freed_mark = None
             return
-        text = tr("freed")
-        metrics = QFontMetricsF(self._small)
-        width, height = metrics.horizontalAdvance(text) + 8, metrics.height() + 2
+        mark = QGraphicsPathItem(self.text_layer)
+        label = QGraphicsSimpleTextItem(tr("freed"), mark)
+        label.setFont(self._small)
+        text = label.boundingRect()  # the glyphs' own height: a fallback font's (Chinese) is taller than the font's
+        width, height = text.width() + 8, text.height() + 2
         corner = drawn.box.pos() + QPointF(-drawn.width / 2 + 4, -drawn.height / 2 - height / 2)
         path = QPainterPath()
         path.addRoundedRect(QRectF(corner, QSizeF(width, height)), 3, 3)
-        mark = QGraphicsPathItem(path, self.text_layer)
+        mark.setPath(path)
         mark.setBrush(QColor(PALETTE["paper"]))
         mark.setPen(make_pen(PALETTE["freed"][1], 1.0, cosmetic=True))
         mark.setData(0, drawn.node_id)
         mark.setToolTip(tr("saved tensors freed"))
-        label = QGraphicsSimpleTextItem(text, mark)
-        label.setFont(self._small)
         label.setBrush(QColor(PALETTE["freed_text"]))
         label.setPos(corner + QPointF(4, 1))
         label.setData(0, drawn.node_id)
