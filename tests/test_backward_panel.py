@@ -162,6 +162,7 @@ def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtb
     panel.show_result("backward", result)
 
     assert panel.card.isVisible()
+    assert panel.card.title.text() == "loss.backward() raised RuntimeError; PyTorch said"  # which call raised
     assert panel.card.message.text() == pytorch_says
     assert panel.card.message.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse
     assert panel.card.explanation.text() == result["error"]["explanation"]
@@ -170,6 +171,14 @@ def test_second_backward_shows_the_teaching_card_and_links_the_lesson(panel, qtb
     with qtbot.waitSignal(panel.lesson_requested) as asked:
         qtbot.mouseClick(panel.card.lesson_link, Qt.LeftButton)
     assert asked.args == ["09_retain_graph"]
+
+    # At the next pause that still matches it, the card says first that it is from an earlier pause: the
+    # note was under the card (in sight after a scroll), and the root box may name another root by then.
+    panel.form.set_state(False)
+    panel.form.set_state(True)
+    note = panel.freshness_label
+    assert note.isVisible() and note.text().startswith("From an earlier pause")
+    assert note.mapTo(panel, QPoint(0, 0)).y() < panel.card.mapTo(panel, QPoint(0, 0)).y()
 
     # Still usable: a fresh forward and a backward clear the card.
     frame.namespace["loss"] = (frame.namespace["x"] ** 2).sum()

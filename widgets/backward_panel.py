@@ -207,12 +207,13 @@ class BackwardPanel(QWidget):
         form_side.addWidget(self.tabs)
         form_side.addStretch(1)
         self._result_side = result_side = QVBoxLayout()
-        for widget in (self.freshness_label, self.results_title, self.table, self.notes):
+        for widget in (self.results_title, self.table, self.notes):
             result_side.addWidget(widget)
         result_side.addStretch(1)
         content = QWidget()
         self._column = column = QVBoxLayout(content)
         column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.freshness_label)  # first: whether what follows is of this pause (it was under the card)
         column.addWidget(self._card_box)  # narrow: the whole width, PyTorch's long messages wrap onto few lines
         # Side by side in a wide, short dock (the window's bottom strip), so the results are in
         # sight beside the form; one above the other in a narrow one.
@@ -340,7 +341,9 @@ class BackwardPanel(QWidget):
         error = shown[1].get("error") if shown is not None else None
         self.card.setVisible(error is not None)
         if error is not None:
-            self.card.show_error(error)
+            kind, result = shown
+            root = result.get("root")
+            self.card.show_error(error, "torch.autograd.grad" if kind == "grad" else root and f"{root}.backward()")
             # Once laid out, scroll so the whole card, lesson link included, is in sight.
             QTimer.singleShot(0, self, self._fit_card)
             QTimer.singleShot(0, self, lambda: self._scroll.ensureWidgetVisible(self._card_box, 0, 0))

@@ -35,6 +35,7 @@ class ErrorCard(QFrame):
         self.message.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self._error: Mapping[str, Any] = {}
+        self._call: str | None = None
         self.explanation = QLabel()
         self.fix = QLabel()
         self.lesson_link = QPushButton()
@@ -68,12 +69,15 @@ class ErrorCard(QFrame):
         """Show the card's texts again in the current language (PyTorch's own message stays as it is)."""
         self.message.setToolTip(tr("PyTorch's own message: select it to copy it"))
         if self._error:
-            self.show_error(self._error)
+            self.show_error(self._error, self._call)
 
-    def show_error(self, error: Mapping[str, Any]) -> None:
-        """Fill the card from an engine error dict (``type``, ``message``, ``explanation``, ``fix``, ``lesson``)."""
-        self._error = error
-        self.title.setText(tr("{type}: PyTorch said", type=error.get("type", "Error")))
+    def show_error(self, error: Mapping[str, Any], call: str | None = None) -> None:
+        """Fill the card from an engine error dict (``type``, ``message``, ``explanation``, ``fix``, ``lesson``);
+        ``call`` names what raised it (``loss.backward()``), so a card kept from an earlier pause still says."""
+        self._error, self._call = error, call
+        kind = error.get("type", "Error")
+        self.title.setText(tr("{call} raised {type}; PyTorch said", call=call, type=kind) if call
+                           else tr("{type}: PyTorch said", type=kind))
         self.message.setText(error.get("message", ""))
         explanation, fix = error_texts(error)
         versions = error.get("versions")
