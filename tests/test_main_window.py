@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
 from test_code_view import click_gutter
 
 from app.lesson_format import list_lessons
@@ -507,7 +507,6 @@ def test_going_back_to_live_restores_the_live_arrow_and_the_step_counts_agree(qt
 def test_the_window_takes_the_keys_back_when_a_dialog_over_it_closes(qtbot, window):
     """After "Stop it and open …?" (or any dialog) no window was active without a window manager: F10 went nowhere."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     window.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
@@ -537,3 +536,15 @@ def test_variables_keep_the_order_they_were_defined_in_at_pauses_as_at_the_end(q
     press(qtbot, window, Qt.Key.Key_F5)
     wait_ended(qtbot, window)
     assert variable_names(window) == ["zeta", "alpha", "mid"]
+
+
+def test_a_chosen_lesson_gives_the_keys_to_its_code_not_to_the_list_behind_the_notes(qtbot, window, tmp_path):
+    """Clicking the open lesson raised its notes over the list, but the hidden list kept the keys: Down x6
+    highlighted lesson 07 while lesson 01 was still open."""
+    (tmp_path / "lessons" / "02_other.py").write_text("import torch\nq = torch.ones(2)\n", encoding="utf-8")
+    window.lesson_browser.set_lessons(list_lessons(tmp_path / "lessons"), "en")
+    window.window_layout.go_to("lessons")
+    click_lesson(qtbot, window, "01_steps")
+    assert QApplication.focusWidget() is window.code_view
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Down)
+    assert window.lesson_browser.list.currentItem().data(Qt.UserRole).endswith("01_steps.py")

@@ -603,6 +603,7 @@ class MainWindow(QMainWindow):
                     self.lesson_browser.select_path(str(self.path))  # the lesson still open, not the one refused
                 return
         self.docks["notes"].raise_()  # a chosen lesson opens on its notes (the list is a tab away)
+        self.code_view.setFocus(Qt.FocusReason.OtherFocusReason)  # not the hidden list: Down moved its selection
 
     # ---- state --------------------------------------------------------------------------
 
