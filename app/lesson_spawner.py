@@ -28,10 +28,13 @@ import socket
 import subprocess
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from app.messages import CHANNEL_FD_VARIABLE, SERVER_FD_VARIABLE
+from app.messages import APP_PID_VARIABLE, CHANNEL_FD_VARIABLE, SERVER_FD_VARIABLE
 from app.process_os import current
+
+T = TypeVar("T")
 
 #: How long a spawn waits for the server's answer before it starts a fresh interpreter instead.
 ANSWER_SECONDS = 10.0
@@ -172,8 +175,42 @@ class _Server:
             child.ended(code)
 
 
+class _Starter:
+    """The thread that starts fresh interpreters, alive as long as the app.
+
+    A fresh lesson process asks Linux to kill it when the thread that started it ends
+    (:meth:`~app.process_portable.PortableOS.end_with_parent`), so that it cannot outlive an app
+    killed outright. Runs are started from reader threads that end with their run, so every
+    start goes through this thread, which never ends before the app does.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue]] = queue.Queue()
+        self._thread = threading.Thread(target=self._serve, name="lesson-starter", daemon=True)
+        self._thread.start()
+
+    def run(self, start: Callable[[], T]) -> T:
+        """``start()``, called on the starter thread; its result, or what it raised."""
+        done: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+        self._jobs.put((start, done))
+        ok, value = done.get()
+        if not ok:
+            raise value
+        return value
+
+    def _serve(self) -> None:
+        while True:
+            start, done = self._jobs.get()
+            try:
+                done.put((True, start()))
+            except BaseException as exc:  # handed to the caller, which raises it
+                done.put((False, exc))
+            del start, done
+
+
 _server: _Server | None = None
 _server_lock = threading.Lock()
+_starter: _Starter | None = None
 
 
 def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True,
@@ -188,7 +225,7 @@ def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True,
     Without ``forked`` it is a fresh interpreter and no server is started (a one-shot command's
     server would import torch beside the lesson for nothing).
     """
-    global _server
+    global _server, _starter
     layer = current()
     if forked and layer.fork_server and outputs is None:
         with _server_lock:
@@ -198,8 +235,17 @@ def spawn(env: dict[str, str], cwd: str, channel: int, forked: bool = True,
             server = _server
         if (child := server.spawn(env, cwd, channel)) is not None:
             return child
-    with layer.hand_over(channel) as (name, options):
-        return subprocess.Popen([sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
-                                stdin=subprocess.PIPE, stdout=outputs[0] if outputs else subprocess.PIPE,
-                                stderr=outputs[1] if outputs else subprocess.PIPE,
-                                cwd=cwd, env={**env, CHANNEL_FD_VARIABLE: name}, **options)
+
+    def start() -> subprocess.Popen:
+        with layer.hand_over(channel) as (name, options):
+            return subprocess.Popen([sys.executable, "-X", "utf8", "-m", "app.lesson.runner"],
+                                    stdin=subprocess.PIPE, stdout=outputs[0] if outputs else subprocess.PIPE,
+                                    stderr=outputs[1] if outputs else subprocess.PIPE, cwd=cwd,
+                                    env={**env, CHANNEL_FD_VARIABLE: name, APP_PID_VARIABLE: str(os.getpid())},
+                                    **options)
+
+    with _server_lock:
+        if _starter is None:
+            _starter = _Starter()
+        starter = _starter
+    return starter.run(start)

@@ -44,6 +44,8 @@ NO_INPUT_MESSAGE = N_("this lesson asked for keyboard input (input() or sys.stdi
                       "does not offer yet: give the value in the code instead")
 #: The environment variable that tells the lesson process its message pipe's fd.
 CHANNEL_FD_VARIABLE = "GRADSTEP_CHANNEL_FD"
+#: The environment variable that tells a fresh-interpreter lesson process the pid of the app that started it.
+APP_PID_VARIABLE = "GRADSTEP_APP_PID"
 #: The exit code of a lesson process whose message channel the lesson closed or replaced.
 CHANNEL_LOST_EXIT = 86
 #: The environment variable that tells the lesson-process server (``app/lesson/zygote.py``) its socket's fd.

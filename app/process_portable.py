@@ -114,3 +114,11 @@ class PortableOS:
         """Make this process the reaper of its orphaned descendants; False where the OS cannot."""
         return False
 
+    def end_with_parent(self, parent: int) -> bool:
+        """Have the OS kill this process when its parent, the app (pid ``parent``), dies; False where it cannot.
+
+        The lesson's own thread that hears its channel close cannot run while the lesson holds the
+        interpreter (a long C call), and an app killed outright ends nothing.
+        """
+        return False
+

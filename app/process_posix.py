@@ -30,6 +30,8 @@ from app.process_tree import END_SECONDS
 
 #: ``prctl`` option that makes the orphaned descendants of the caller its own children (Linux ≥ 3.4).
 PR_SET_CHILD_SUBREAPER = 36
+#: ``prctl`` option that sends the caller a signal when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
 _POLL_SECONDS = 0.005
 
 
@@ -116,3 +118,15 @@ class PosixOS(PortableOS):
             return False
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+    def end_with_parent(self, parent: int) -> bool:
+        # The signal comes when the thread that started this process ends: the app starts fresh
+        # interpreters from a thread that lives as long as it does (app.lesson_spawner).
+        if not sys.platform.startswith("linux"):
+            return False
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+            return False
+        if os.getppid() != parent:  # the app died before the line above: no signal will come
+            os._exit(1)
+        return True

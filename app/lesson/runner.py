@@ -653,6 +653,9 @@ class LessonRunner:
 
 def main() -> None:
     """Entry point of the lesson process."""
+    app = os.environ.pop(m.APP_PID_VARIABLE, None)  # a fresh interpreter's: a forked one's server ends it
+    if app is not None:
+        os_part().end_with_parent(int(app))  # not left spinning by an app killed outright
     channel = open_channel()
     os_part().become_subreaper()  # a lesson's detached grandchildren stay ours to end (app.process_posix)
     sys.stdout = sys.__stdout__ = lesson_stream(1, "<stdout>", "surrogateescape")
