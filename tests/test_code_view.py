@@ -566,3 +566,34 @@ def test_each_operation_of_lesson_01s_torch_where_line_is_in_view_at_1280x800(qt
     window.commands.step_over()  # on past the line: the view scrolls back
     qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["line"] != line, timeout=30_000)
     assert code.horizontalScrollBar().value() == 0
+
+
+def test_a_node_picked_on_a_long_line_shows_the_line_from_its_start_and_a_step_scrolls_back(view):
+    """Clicking a graph node whose line ends in a long # predict: comment scrolled the code sideways to the line's
+    end, out of view, and it stayed so while stepping on (lines read "ired = []", "ayer = nn.Linear")."""
+    long_line = "out = layer(x)  # predict: out.grad_fn | " + " | ".join(["BackwardHookFunctionBackward"] * 6)
+    view.setPlainText(f"x = 1\n{long_line}\ny = 2\n")
+    view.resize(400, 200)
+    view.show()
+    bar = view.horizontalScrollBar()
+    assert bar.maximum() > 0  # the line is wider than the view
+    view.select_line(2)
+    assert bar.value() == 0 and view.textCursor().selectedText().startswith("out = layer(x)")
+    view.select_span([2, 6, 2, 14])  # layer(x): in view without a scroll
+    assert bar.value() == 0
+    view.select_span([2, len(long_line) - 10, 2, len(long_line)])  # the end of the comment: scrolled to it
+    assert bar.value() > 0
+    view.set_current_line(3)  # the next step: its line from the start again
+    assert bar.value() == 0
+
+
+def test_stepping_down_keeps_the_next_lines_in_view(view):
+    """The line about to run sat on the bottom edge while stepping, the next one (often a question) hidden."""
+    view.setPlainText("".join(f"value_{n} = {n}\n" for n in range(1, 101)))
+    view.resize(400, 200)
+    for line in range(1, 60):
+        view.set_current_line(line)
+        below = view.document().findBlockByNumber(line + 1)  # two lines on
+        geometry = view.blockBoundingGeometry(below).translated(view.contentOffset())
+        assert 0 <= geometry.top() and geometry.bottom() <= view.viewport().height() + 0.5, line
+    assert view.verticalScrollBar().value() > 40

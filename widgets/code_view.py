@@ -76,6 +76,8 @@ EVENT_TIPS = {
 }
 #: How long the "read-only" note stays up after a key press that could not edit.
 LOCK_NOTE_MS = 2500
+#: Lines kept in view below the line about to run, where the code has them.
+LINES_AROUND = 2
 LOCK_NOTE = N_("Read-only while the lesson runs: stop it to edit")
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
@@ -141,6 +143,7 @@ class CodeView(QPlainTextEdit):
         self._gutter = Gutter(self)
         self._lock_note = LOCK_NOTE  # why the text is read-only (set_read_only)
         self._scrolled_for_operation = False  # scrolled sideways to show an operation: scrolls back after it
+        self._scrolled_for_selection = False  # scrolled sideways to show a picked line or span: back at a step
         self._lock_label = QLabel(tr(LOCK_NOTE), self)
         self._lock_label.setObjectName("code_lock_label")
         self._lock_label.setAttribute(Qt.WA_TransparentForMouseEvents)
@@ -305,11 +308,13 @@ class CodeView(QPlainTextEdit):
         self._reveal(line)
 
     def select_line(self, line: int) -> None:
-        """Select the code of ``line`` (as :meth:`go_to_line` places the cursor, then to the line's end)."""
+        """Select the code of ``line`` (as :meth:`go_to_line` places the cursor, then to the line's end), its start in
+        view: the cursor at the end of a long line scrolled the code out of view sideways."""
         self.go_to_line(line)
         cursor = self.textCursor()
         cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
+        self._scrolled_for_selection = self._reveal_range(cursor.selectionStart(), cursor.selectionEnd())
 
     def select_span(self, span: list[int]) -> None:
         """Select ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``), revealing it."""
@@ -321,6 +326,7 @@ class CodeView(QPlainTextEdit):
         cursor.setPosition(self._position(span[0], span[1]))
         cursor.setPosition(self._position(span[2], span[3]), QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
+        self._scrolled_for_selection = self._reveal_range(cursor.selectionStart(), cursor.selectionEnd())
 
     def show_step(self, step: Step) -> None:
         """Mark the step in view: the line about to run (a past step's line), the line that just ran, the operation.
@@ -341,6 +347,9 @@ class CodeView(QPlainTextEdit):
         """Mark the line about to run (None clears it); ``event`` is the pause's: line, call, return or exception."""
         self._current = (line, event) if self._in_text(line) else None
         self._refresh_marks()
+        if self._scrolled_for_selection:  # a node's line was shown sideways: the step's line from its start
+            self._scrolled_for_selection = False
+            self.horizontalScrollBar().setValue(0)
         if self._current:
             self._reveal(line)
             # Once more when the window has settled: an opened notes cell or a bar shown over the code
@@ -392,11 +401,17 @@ class CodeView(QPlainTextEdit):
         span = self.operation_span()
         if span is None:
             return
+        # scrolled sideways while the operation is shown (by this or by clearing the selection): back after it
+        self._scrolled_for_operation = self._reveal_range(*span)
+
+    def _reveal_range(self, start: int, end: int) -> bool:
+        """Scroll sideways as little as brings document positions ``start`` to ``end`` into view (``start``, if they
+        are wider than the view); whether the view is now scrolled sideways."""
         cursor = QTextCursor(self.document())
         bar = self.horizontalScrollBar()
-        cursor.setPosition(span[0])
+        cursor.setPosition(start)
         left = self.cursorRect(cursor).left() + bar.value()
-        cursor.setPosition(span[1])
+        cursor.setPosition(end)
         right = self.cursorRect(cursor).right() + bar.value()
         margin = self.fontMetrics().horizontalAdvance("  ")
         width = self.viewport().width()
@@ -406,8 +421,7 @@ class CodeView(QPlainTextEdit):
         if left - margin < value:
             value = left - margin
         bar.setValue(max(bar.minimum(), min(value, bar.maximum())))
-        # scrolled sideways while the operation is shown (by this or by clearing the selection): back after it
-        self._scrolled_for_operation = bar.value() > bar.minimum()
+        return bar.value() > bar.minimum()
 
     def operation_span(self) -> tuple[int, int] | None:
         """The highlighted operation as document positions ``(start, end)``, or None."""
@@ -689,14 +703,16 @@ class CodeView(QPlainTextEdit):
         return marks
 
     def _reveal(self, line: int) -> None:
-        """Scroll ``line`` a third of the way down the view, unless it is already fully on screen.
+        """Scroll ``line`` a third of the way down the view, unless it is already on screen with
+        :data:`LINES_AROUND` lines in view below it (the next line, often a question's, sat hidden under the
+        bottom edge as the learner stepped down).
 
         A folded notes cell that hides the line opens first.
         """
         self.notes_folding.reveal(line)
         block = self.document().findBlockByNumber(line - 1)
         geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
-        if geometry.top() >= 0 and geometry.bottom() <= self.viewport().height():
+        if geometry.top() >= 0 and geometry.bottom() + LINES_AROUND * geometry.height() <= self.viewport().height():
             return
         rows = self.viewport().height() // max(self.fontMetrics().height(), 1)
         # The scroll bar counts shown lines: the hidden lines of folded notes are not among them.
