@@ -56,6 +56,7 @@ class GraphModel:
         self.highlighted_variable: str | None = None
         """The variable whose subgraph :attr:`highlighted` is, kept through later diffs."""
         self.waiting_leaves: list[str] = []
+        self.used_leaves: list[str] = []
         """The step's tensors that require grad and have no ``grad_fn``: where a backward would write."""
         self.in_backward = False
         self.replaced = Event()
@@ -211,10 +212,12 @@ class GraphModel:
             self.active = node_id
             self.active_changed.emit(node_id)
 
-    def set_waiting_leaves(self, names: list[str], in_backward: bool = False) -> None:
-        """The step's leaves a backward would write ``.grad`` into, and whether a backward pass is running."""
-        if names != self.waiting_leaves or in_backward != self.in_backward:
-            self.waiting_leaves, self.in_backward = list(names), in_backward
+    def set_waiting_leaves(self, names: list[str], in_backward: bool = False, used: list[str] | None = None) -> None:
+        """The step's leaves a backward would write ``.grad`` into, whether a backward pass is running, and those of
+        the leaves that have a ``.grad`` already (a backward ran through a graph that used them, freed since)."""
+        used = list(used or ())
+        if names != self.waiting_leaves or in_backward != self.in_backward or used != self.used_leaves:
+            self.waiting_leaves, self.in_backward, self.used_leaves = list(names), in_backward, used
             self.leaves_waiting.emit()
 
     def _variable_subgraph(self) -> set[int]:

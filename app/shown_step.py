@@ -25,8 +25,9 @@ def made_nodes(snapshot: dict[str, Any] | None) -> list[int]:
     return [int(node["id"]) for node in ((snapshot or {}).get("graph") or {}).get("added", [])]
 
 
-def grad_leaves(variables: dict[str, Any]) -> list[str]:
-    """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves).
+def grad_leaves(variables: dict[str, Any], used: bool = False) -> list[str]:
+    """The names of a snapshot's tensors that require grad and have no ``grad_fn`` (leaves); with ``used``, only
+    those that have a ``.grad`` (a backward ran through a graph that used them).
 
     A module's parameters count, by their dotted names (``model.weight``).
     """
@@ -34,9 +35,9 @@ def grad_leaves(variables: dict[str, Any]) -> list[str]:
     for name, summary in variables.items():
         if summary.get("module"):
             names += [f"{name}.{parameter['name']}" for parameter in summary.get("parameters") or ()
-                      if parameter.get("requires_grad")]
+                      if parameter.get("requires_grad") and (parameter.get("has_grad") or not used)]
         elif (summary.get("type") in ("Tensor", "Parameter") and summary.get("requires_grad")
-              and not summary.get("grad_fn")):
+              and not summary.get("grad_fn") and (summary.get("grad") is not None or not used)):
             names.append(name)
     return names
 
@@ -187,7 +188,8 @@ class ShownStep:
         assert run is not None
         snapshot, previous_line = run.past(index)
         self.graph.set_graph(snapshot["graph_full"], new=made_nodes(snapshot), past=index)
-        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
+        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False),
+                                      grad_leaves(snapshot["vars"], used=True))
         self._show(Step("past", snapshot, snapshot["vars"], snapshot["globals"], run.before(index),
                         snapshot["line"], snapshot["event"], previous_line,
                         snapshot["op"]["span"] if "op" in snapshot else None, snapshot["stack"],
@@ -215,7 +217,8 @@ class ShownStep:
         if snapshot is None:
             self._show(self._with_state(Step()))
             return
-        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False))
+        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False),
+                                      grad_leaves(snapshot["vars"], used=True))
         ended = run.ended
         if ended is not None and ended.variables is not None:  # the module as the run left it
             variables, globals_ = ended.variables, {}

@@ -548,3 +548,23 @@ def test_a_chosen_lesson_gives_the_keys_to_its_code_not_to_the_list_behind_the_n
     assert QApplication.focusWidget() is window.code_view
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Down)
     assert window.lesson_browser.list.currentItem().data(Qt.UserRole).endswith("01_steps.py")
+
+
+def test_an_empty_graph_after_a_backward_does_not_say_its_leaves_were_never_used(qtbot, window, tmp_path):
+    """Lesson 16 after f(leaf).backward(): the graph said "leaf requires grad, but no operation has used it yet"
+    beside a Variables row whose .grad said "has grad"."""
+    lesson = tmp_path / "used.py"
+    lesson.write_text("import torch\nw = torch.ones(2, requires_grad=True)\nb = torch.zeros(2, requires_grad=True)\n"
+                      "(w * 3).sum().backward()\nprint(w.grad)\n", encoding="utf-8")
+    window.open_file(lesson)
+    empty = window.graph_view.findChild(QLabel, "graph_empty_message")
+    press(qtbot, window, Qt.Key.Key_F10)
+    for line in (1, 2, 3, 4, 5):
+        wait_paused(qtbot, window, line)
+        if line == 4:
+            assert empty.text().startswith("w, b require grad, but no operation has used them yet")
+        if line < 5:
+            press(qtbot, window, Qt.Key.Key_F10)
+    assert empty.isVisible() and empty.text().startswith("w has a .grad: a backward() ran through the graph that")
+    window.set_language("zh")
+    assert empty.text().startswith("w 已有 .grad")

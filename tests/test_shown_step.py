@@ -136,6 +136,10 @@ def test_grad_leaves_name_leaves_and_parameters_that_require_grad():
                  "model": {"module": True, "parameters": [{"name": "weight", "requires_grad": True},
                                                           {"name": "bias", "requires_grad": False}]}}
     assert grad_leaves(variables) == ["w", "model.weight"]
+    assert grad_leaves(variables, used=True) == []  # none has a .grad yet
+    variables["w"]["grad"] = {"type": "Tensor"}
+    variables["model"]["parameters"][0]["has_grad"] = True
+    assert grad_leaves(variables, used=True) == ["w", "model.weight"]
 
 
 def test_questions_are_sent_only_when_the_lesson_can_be_asked_and_answered_once():

@@ -95,6 +95,12 @@ BACKWARD_TEXT = N_("backward() is running and called this function: autograd run
 #: The empty-state text once leaves exist that no operation has used yet (autograd makes no node for them).
 WAITING_TEXT = N_("{names} requires grad, but no operation has used it yet, so autograd has no node: "
                   "step over a line that computes with it.")
+#: The empty-state text when leaves have a ``.grad``: a graph used them, and no variable holds it any more.
+USED_TEXT = N_("{names} has a .grad: a backward() ran through the graph that used it, and autograd let that graph "
+               "go once no variable held it. Step over a line that computes with it to build a new one.")
+USED_TEXT_PLURAL = N_("{names} have a .grad: a backward() ran through the graph that used them, and autograd let "
+                      "that graph go once no variable held it. Step over a line that computes with them to build a "
+                      "new one.")
 WAITING_TEXT_PLURAL = N_("{names} require grad, but no operation has used them yet, so autograd has no node: "
                          "step over a line that computes with them.")
 
@@ -463,15 +469,17 @@ class GraphView(QWidget):
     def _on_model_leaves_waiting(self) -> None:
         """Say why the graph is empty: no tensor requires grad, those that do have no node yet, or a backward
         pass called this function (a hook), whose graph is its caller's."""
-        names = self.model.waiting_leaves
+        names, used = self.model.waiting_leaves, self.model.used_leaves
         if self.model.in_backward:
             self._empty.setText(tr(BACKWARD_TEXT))
         elif not names:
             self._empty.setText(tr(EMPTY_TEXT))
-        else:
+        else:  # "no operation has used it yet" is not true of a leaf with a .grad
+            names = used or names
+            texts = (USED_TEXT_PLURAL, USED_TEXT) if used else (WAITING_TEXT_PLURAL, WAITING_TEXT)
             shown = ", ".join(names[:4]) if len(names) <= 4 else \
                 join_words([*names[:4], tr("{n} more", n=len(names) - 4)])
-            self._empty.setText(tr(WAITING_TEXT_PLURAL if len(names) > 1 else WAITING_TEXT, names=shown))
+            self._empty.setText(tr(texts[0] if len(names) > 1 else texts[1], names=shown))
         self._place_empty()
 
     # -- the learner's mouse and the toolbar's menu -----------------------------------------
