@@ -444,3 +444,19 @@ def test_a_box_label_wider_than_its_box_ends_inside_it_and_its_tooltip_has_it_wh
         right = text.mapToScene(text.boundingRect().topRight()).x()
         assert right <= box.rect().right()
         assert text.text().endswith("…") is cut and box.caption.toolTip() == (label if cut else "")
+
+
+def test_the_details_of_a_selected_node_go_with_the_node(qtbot):
+    """Paused in a hook that backward() called, the graph said the frame has none of its own while the details
+    pane still described MulBackward0, a node no longer on screen."""
+    model = GraphModel()
+    graph = small_graph()
+    model.set_graph(graph)
+    view = shown(qtbot, GraphView(model), 900, 700)
+    details = view.findChild(QPlainTextEdit, "graph_details")
+    mul = ids_by_name(graph)["MulBackward0"]
+    click(qtbot, view, mul)
+    assert details.toPlainText().startswith("MulBackward0")
+    model.apply_diff({"changed": True, "added": [], "updated": [], "edges_added": [], "roots": {}, "leaves": {},
+                      "removed": [node["id"] for node in graph["nodes"]]})
+    assert model.selected is None and not boxes(view) and details.toPlainText() == ""

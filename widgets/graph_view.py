@@ -447,6 +447,8 @@ class GraphView(QWidget):
         redrawn = self._scene.draw_diff(diff)
         if self.model.selected in redrawn:
             self._show_details(self.model.selected)
+        elif self.model.selected not in self._scene.drawn:  # the node went (a hook's frame has no graph of its own)
+            self._details.clear()
         self._framer.follow(self.model.new & self._scene.drawn.keys(), self._follow.isChecked())
         self._update_empty()
 
