@@ -459,4 +459,33 @@ def test_the_details_of_a_selected_node_go_with_the_node(qtbot):
     assert details.toPlainText().startswith("MulBackward0")
     model.apply_diff({"changed": True, "added": [], "updated": [], "edges_added": [], "roots": {}, "leaves": {},
                       "removed": [node["id"] for node in graph["nodes"]]})
-    assert model.selected is None and not boxes(view) and details.toPlainText() == ""
+    assert model.selected is None and details.toPlainText() == ""
+    scene = canvas(view).scene()
+    qtbot.waitUntil(lambda: not scene._fades)  # the removed nodes have faded out: none is left to the next test
+    assert not boxes(view)
+
+
+def test_shapes_on_boxes_and_edges_follow_the_language(qtbot):
+    """Lesson 16, 中文 then English: the edge under ProdBackward0 still read "标量"."""
+    from PySide6.QtWidgets import QGraphicsSimpleTextItem
+
+    from app import i18n
+
+    model = GraphModel()
+    graph = small_graph()
+    model.set_graph(graph)
+    view = shown(qtbot, GraphView(model), 900, 700)
+    assert any(node.get("shape") == [] for node in graph["nodes"])  # a scalar output: its edge says so
+
+    def texts() -> list[str]:
+        return [item.text() for item in canvas(view).scene().items() if isinstance(item, QGraphicsSimpleTextItem)]
+
+    assert "scalar" in texts()
+    i18n.set_language("zh")
+    try:
+        view.retranslate()
+        assert "标量" in texts() and "scalar" not in texts()
+    finally:
+        i18n.set_language("en")
+    view.retranslate()
+    assert "scalar" in texts() and "标量" not in texts()

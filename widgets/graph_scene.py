@@ -148,12 +148,23 @@ class GraphScene(QGraphicsScene):
             self._show_collapsed(self.groups.set_collapsed(box, collapsed))
 
     def retranslate(self) -> None:
-        """Label the origin boxes and the freed marks again in the current language."""
+        """Label the origin boxes, the freed marks, and the shapes on boxes and edges ("scalar") again in the current
+        language."""
         self.groups.relabel()
-        for drawn in self.drawn.values():
+        reshaped = set()
+        for node_id, drawn in self.drawn.items():
             if drawn.freed_mark is not None:
                 self._mark_freed(drawn, False)
                 self._mark_freed(drawn, True)
+            node = self.model.nodes[node_id]
+            leaf = node.get("leaf") or {}
+            shape = shape_text(node.get("shape") if node.get("shape") is not None else leaf.get("shape"))
+            if shape != drawn.shape:
+                drawn.shape = shape
+                self._relabel(node_id)  # a leaf's box shows its shape
+                reshaped.add(node_id)
+        if reshaped:
+            self.edges.redraw_at(reshaped)  # the shape along the edges into them
 
     # ---- where things are -----------------------------------------------------------------
 
