@@ -101,6 +101,26 @@ class _Breakpoint:
     code_end: QTextCursor  # at the end of the line
 
 
+def reveal_range(view: QPlainTextEdit, start: int, end: int) -> bool:
+    """Scroll ``view`` sideways as little as brings document positions ``start`` to ``end`` into view (``start``, if
+    they are wider than the view); whether it is now scrolled sideways."""
+    cursor = QTextCursor(view.document())
+    bar = view.horizontalScrollBar()
+    cursor.setPosition(start)
+    left = view.cursorRect(cursor).left() + bar.value()
+    cursor.setPosition(end)
+    right = view.cursorRect(cursor).right() + bar.value()
+    margin = view.fontMetrics().horizontalAdvance("  ")
+    width = view.viewport().width()
+    value = bar.value()
+    if right + margin > value + width:
+        value = right + margin - width
+    if left - margin < value:
+        value = left - margin
+    bar.setValue(max(bar.minimum(), min(value, bar.maximum())))
+    return bar.value() > bar.minimum()
+
+
 class CodeView(QPlainTextEdit):
     """The editor of the lesson's source, with breakpoints and the debugger's position.
 
@@ -314,7 +334,7 @@ class CodeView(QPlainTextEdit):
         cursor = self.textCursor()
         cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
-        self._scrolled_for_selection = self._reveal_range(cursor.selectionStart(), cursor.selectionEnd())
+        self._scrolled_for_selection = reveal_range(self, cursor.selectionStart(), cursor.selectionEnd())
 
     def select_span(self, span: list[int]) -> None:
         """Select ``[line, col, end_line, end_col]`` (UTF-8 byte columns, as ``co_positions``), revealing it."""
@@ -326,7 +346,7 @@ class CodeView(QPlainTextEdit):
         cursor.setPosition(self._position(span[0], span[1]))
         cursor.setPosition(self._position(span[2], span[3]), QTextCursor.KeepAnchor)
         self.setTextCursor(cursor)
-        self._scrolled_for_selection = self._reveal_range(cursor.selectionStart(), cursor.selectionEnd())
+        self._scrolled_for_selection = reveal_range(self, cursor.selectionStart(), cursor.selectionEnd())
 
     def show_step(self, step: Step) -> None:
         """Mark the step in view: the line about to run (a past step's line), the line that just ran, the operation.
@@ -402,26 +422,7 @@ class CodeView(QPlainTextEdit):
         if span is None:
             return
         # scrolled sideways while the operation is shown (by this or by clearing the selection): back after it
-        self._scrolled_for_operation = self._reveal_range(*span)
-
-    def _reveal_range(self, start: int, end: int) -> bool:
-        """Scroll sideways as little as brings document positions ``start`` to ``end`` into view (``start``, if they
-        are wider than the view); whether the view is now scrolled sideways."""
-        cursor = QTextCursor(self.document())
-        bar = self.horizontalScrollBar()
-        cursor.setPosition(start)
-        left = self.cursorRect(cursor).left() + bar.value()
-        cursor.setPosition(end)
-        right = self.cursorRect(cursor).right() + bar.value()
-        margin = self.fontMetrics().horizontalAdvance("  ")
-        width = self.viewport().width()
-        value = bar.value()
-        if right + margin > value + width:
-            value = right + margin - width
-        if left - margin < value:
-            value = left - margin
-        bar.setValue(max(bar.minimum(), min(value, bar.maximum())))
-        return bar.value() > bar.minimum()
+        self._scrolled_for_operation = reveal_range(self, *span)
 
     def operation_span(self) -> tuple[int, int] | None:
         """The highlighted operation as document positions ``(start, end)``, or None."""
