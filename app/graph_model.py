@@ -56,8 +56,9 @@ class GraphModel:
         self.highlighted_variable: str | None = None
         """The variable whose subgraph :attr:`highlighted` is, kept through later diffs."""
         self.waiting_leaves: list[str] = []
-        self.used_leaves: list[str] = []
         """The step's tensors that require grad and have no ``grad_fn``: where a backward would write."""
+        self.used_leaves: list[str] = []
+        """Those of :attr:`waiting_leaves` that have a ``.grad`` already: a graph that used them is gone."""
         self.in_backward = False
         self.replaced = Event()
         self.changed = Event()

@@ -186,8 +186,7 @@ class _Starter:
 
     def __init__(self) -> None:
         self._jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue]] = queue.Queue()
-        self._thread = threading.Thread(target=self._serve, name="lesson-starter", daemon=True)
-        self._thread.start()
+        threading.Thread(target=self._serve, name="lesson-starter", daemon=True).start()
 
     def run(self, start: Callable[[], T]) -> T:
         """``start()``, called on the starter thread; its result, or what it raised."""

@@ -180,6 +180,12 @@ class ShownStep:
             self.graph.apply_diff(snapshot["graph"])
         self._show_live()
 
+    def _show_leaves(self, snapshot: dict[str, Any]) -> None:
+        """Tell the graph the step's leaves (why it is empty), those already used, and whether a backward runs."""
+        variables = snapshot["vars"]
+        self.graph.set_waiting_leaves(grad_leaves(variables), snapshot.get("in_backward", False),
+                                      grad_leaves(variables, used=True))
+
     def _on_run_viewed(self, index: int | None) -> None:
         if index is None:
             self._show_live(whole_graph=True)
@@ -188,8 +194,7 @@ class ShownStep:
         assert run is not None
         snapshot, previous_line = run.past(index)
         self.graph.set_graph(snapshot["graph_full"], new=made_nodes(snapshot), past=index)
-        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False),
-                                      grad_leaves(snapshot["vars"], used=True))
+        self._show_leaves(snapshot)
         self._show(Step("past", snapshot, snapshot["vars"], snapshot["globals"], run.before(index),
                         snapshot["line"], snapshot["event"], previous_line,
                         snapshot["op"]["span"] if "op" in snapshot else None, snapshot["stack"],
@@ -217,8 +222,7 @@ class ShownStep:
         if snapshot is None:
             self._show(self._with_state(Step()))
             return
-        self.graph.set_waiting_leaves(grad_leaves(snapshot["vars"]), snapshot.get("in_backward", False),
-                                      grad_leaves(snapshot["vars"], used=True))
+        self._show_leaves(snapshot)
         ended = run.ended
         if ended is not None and ended.variables is not None:  # the module as the run left it
             variables, globals_ = ended.variables, {}

@@ -106,7 +106,7 @@ def test_a_child_of_a_server_that_died_is_ended_not_left_running(lesson):
 #: An app that starts a lesson holding the interpreter on a forked lesson process, prints the
 #: lesson's pid, and waits to be killed outright.
 DYING_APP = """
-import sys, threading, time
+import signal, sys, threading, time
 from app import lesson_spawner, messages as m
 from app.session import Session
 
@@ -124,7 +124,7 @@ session = Session(listen, warm_spare=False)
 session.start(sys.argv[1], stop_on_entry=False)
 said.wait(60)
 print(type(session._process.process).__name__, flush=True)
-time.sleep(600)
+signal.pause()  # until the test kills this app
 """
 
 
@@ -160,7 +160,7 @@ def killing_the_app_ends_its_lesson(script: str, lesson, kind: str) -> bool:
             os.kill(pid, signal.SIGKILL)
 
 FRESH_APP = """
-import sys, threading, time
+import signal, sys, threading
 from app import messages as m
 from app.session import Session
 
@@ -175,7 +175,7 @@ starter.start()
 starter.join()  # started from a thread that ends, as a run's reader thread does
 said.wait(60)
 print(type(session._process.process).__name__, flush=True)
-time.sleep(600)
+signal.pause()  # until the test kills this app
 """
 
 

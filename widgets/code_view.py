@@ -76,11 +76,11 @@ EVENT_TIPS = {
 }
 #: How long the "read-only" note stays up after a key press that could not edit.
 LOCK_NOTE_MS = 2500
-#: Lines kept in view below the line about to run, where the code has them.
-LINES_AROUND = 2
 LOCK_NOTE = N_("Read-only while the lesson runs: stop it to edit")
 MIN_POINT_SIZE = 6.0
 MAX_POINT_SIZE = 40.0
+#: Lines kept in view below the line about to run, where the code has them.
+LINES_AROUND = 2
 
 
 class _LineToken(QTextBlockUserData):

@@ -54,6 +54,12 @@ INDEX_MIN_SIZE = 4000.0
 FADE_MS = 400
 
 
+def _output_shape_text(node: Mapping[str, Any]) -> str:
+    """The shape a node's output flows along its edges with (a leaf's own where the node has none), in words."""
+    shape = node.get("shape")
+    return shape_text(shape if shape is not None else (node.get("leaf") or {}).get("shape"))
+
+
 class GraphScene(QGraphicsScene):
     """The drawing of ``model``'s graph; the view tells it when to draw what changed.
 
@@ -156,9 +162,7 @@ class GraphScene(QGraphicsScene):
             if drawn.freed_mark is not None:
                 self._mark_freed(drawn, False)
                 self._mark_freed(drawn, True)
-            node = self.model.nodes[node_id]
-            leaf = node.get("leaf") or {}
-            shape = shape_text(node.get("shape") if node.get("shape") is not None else leaf.get("shape"))
+            shape = _output_shape_text(self.model.nodes[node_id])
             if shape != drawn.shape:
                 drawn.shape = shape
                 self._relabel(node_id)  # a leaf's box shows its shape
@@ -290,9 +294,7 @@ class GraphScene(QGraphicsScene):
         self.addItem(box)
         self._extent |= box.sceneBoundingRect()
         self._rows.setdefault(int(centre.y() // RANK_PITCH), set()).add(node_id)
-        leaf = node.get("leaf") or {}
-        shape = node.get("shape") if node.get("shape") is not None else leaf.get("shape")
-        drawn = DrawnNode(node_id, box, width, height, shape_text(shape))
+        drawn = DrawnNode(node_id, box, width, height, _output_shape_text(node))
         self.drawn[node_id] = drawn
         self._draw_texts(drawn, lines)
         self._paint(drawn, node, "")  # unmarked until refresh_marks: the origin boxes fit the plain outline
