@@ -95,6 +95,21 @@ def _unpairs(pairs: tuple) -> dict:
     return dict(zip(pairs[1::2], pairs[2::2], strict=True))
 
 
+#: The keys of a graph node whose values the session hands on as shared objects (:mod:`app.pause_delta`).
+_PARTS = ("saved", "origin")
+
+
+def _node_value(store: ValueStore, key: str, value: Any) -> Any:
+    """The stored form of a graph node's value; the objects in its ``saved`` and ``origin`` worked out once each."""
+    if key in _PARTS:
+        if type(value) is dict:
+            return store.shared(value)
+        if key == "saved" and value and type(value) is list:
+            return store.stored_list([store.shared(entry) if type(entry) is dict else store.intern(entry)
+                                      for entry in value])
+    return value if type(value) in ATOMS else store.intern(value)
+
+
 def _edges(nodes: list[dict[str, Any]]) -> list[list[int]]:
     """``[from_id, to_id, input_nr]`` for each node's ``next``, in node order (as the graph tracker lists them)."""
     return [[node["id"], child, nr] for node in nodes for child, nr in node["next"]]
@@ -446,7 +461,7 @@ class History:
             node = {**described, "id": shared_id(nid), "next": [[shared_id(c), nr] for c, nr in described["next"]]}
             if named(described):
                 node["variables"] = node["variable"] = None  # named again from roots and leaves when read
-            return kept(nid, store.build(node))
+            return kept(nid, store.build(node, {k: _node_value(store, k, node[k]) for k in _PARTS if k in node}))
 
         def restored(described: dict[str, Any]) -> tuple:
             """An updated node: its stored form with only the values that are new objects stored again."""
@@ -459,7 +474,7 @@ class History:
                 if value is not before[key] and key != "id":
                     if key == "next":
                         return stored(described)
-                    items[at] = value if type(value) in ATOMS else store.intern(value)
+                    items[at] = _node_value(store, key, value)
             variables, variable, by_name = described["variables"], described["variable"], named(described)
             items[keys.index("variables")] = None if by_name else store.intern(variables)
             items[keys.index("variable")] = None if by_name or variable is None else store.text(variable)
@@ -572,6 +587,7 @@ class History:
     def _evict(self) -> None:
         """Drop the oldest pauses until the history is under ``EVICT_TO`` of its budget (keeping the live one)."""
         target = self.budget_bytes * EVICT_TO
+        self._store.forget_shared()
         while self.nbytes > target and len(self._pauses) > 1:
             self._drop_oldest(max(1, min(len(self._pauses) - 1, len(self._pauses) // 16)))
 

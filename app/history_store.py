@@ -13,11 +13,16 @@ from typing import Any
 
 import numpy as np
 
+from app.pause_delta import PARTS_LIMIT
+
 #: Strings up to this length are shared, up to ``STRINGS`` distinct ones…
 SHORT_STR = 40
 STRINGS = 65_536
 #: …and so are short lists of small ints and strings (shapes, names), up to this many distinct ones.
 SMALL_LISTS = 4096
+#: Objects :meth:`ValueStore.shared` remembers by identity before it starts afresh: as many as the
+#: parts of graph nodes the session keeps (the objects it hands on again).
+SHARED_OBJECTS = PARTS_LIMIT
 
 _SMALL_INTS = range(-5, 257)  # CPython caches these: a reference costs nothing more
 
@@ -52,6 +57,22 @@ def only_in_values() -> int:
     return count
 
 
+def _deep_size(value: Any, seen: set[int]) -> int:
+    """``sys.getsizeof`` of plain data and of what it holds, each object once per ``seen``."""
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    size = sys.getsizeof(value)
+    kind = type(value)
+    if kind is dict:
+        return size + sum(_deep_size(k, seen) + _deep_size(v, seen) for k, v in value.items())
+    if kind is list or kind is tuple:
+        return size + sum(_deep_size(v, seen) for v in value)
+    if kind is np.ndarray and value.base is not None:
+        return size + _deep_size(value.base, seen)
+    return size
+
+
 class ValueStore:
     """Plain data, hash-consed: equal values are one stored tuple, counted once.
 
@@ -66,12 +87,16 @@ class ValueStore:
         self.types: dict[tuple, tuple] = {}
         self.shorts: dict[tuple, tuple] = {}
         self.strings: dict[str, str] = {}
+        self._by_identity: dict[int, tuple[Any, Any]] = {}  # id() -> (a value given to shared(), its stored form)
         self.bytes = 0
         self._unreferenced = _only_in_table()
 
     @property
     def nbytes(self) -> int:
-        return self.bytes + sum(map(sys.getsizeof, (self.table, self.keys, self.types, self.shorts, self.strings)))
+        held: set[int] = set()
+        lent = sum(_deep_size(value, held) for value, _ in self._by_identity.values())
+        return self.bytes + lent + sum(map(sys.getsizeof, (self.table, self.keys, self.types, self.shorts,
+                                                           self.strings, self._by_identity)))
 
     def intern(self, value: Any) -> Any:
         """The stored value equal to ``value`` (plain data: dicts, lists, numpy arrays and scalars)."""
@@ -94,16 +119,46 @@ class ValueStore:
             return self._share((_ARRAY, self.text(value.dtype.str), shape, value.tobytes()))
         return value
 
-    def build(self, value: dict) -> tuple:
-        """The stored form of a dict, its parts shared but not itself (for values never seen twice)."""
+    def shared(self, value: Any) -> Any:
+        """:meth:`intern` for a value its sender shares by identity and never modifies (a graph node's
+        parts, :mod:`app.pause_delta`): worked out once per object.
+
+        The last :data:`SHARED_OBJECTS` such values are kept alive, so that an ``id`` stays theirs;
+        :attr:`nbytes` counts them.
+        """
+        hit = self._by_identity.get(id(value))
+        if hit is not None and hit[0] is value:
+            return hit[1]
+        stored = self.intern(value)
+        if len(self._by_identity) >= SHARED_OBJECTS:
+            self._by_identity.clear()
+        self._by_identity[id(value)] = (value, stored)  # the value kept alive, so its id stays its own
+        return stored
+
+    def forget_shared(self) -> None:
+        """Let go of the values :meth:`shared` keeps alive (before dropping pauses to free memory)."""
+        self._by_identity.clear()
+
+    def build(self, value: dict, ready: dict[str, Any] | None = None) -> tuple:
+        """The stored form of a dict, its parts shared but not itself (for values never seen twice).
+
+        ``ready`` holds stored forms of some of its values already worked out, by key.
+        """
         if "values" in value:
             value = self._thin(value)
         keys = self.keys.get(names := tuple(value))
         if keys is None:
             keys = self.keys[names] = tuple(self.text(k) if type(k) is str else k for k in names)
             self.bytes += sys.getsizeof(keys)
-        items = [v if type(v) in ATOMS else self.intern(v) for v in value.values()]
+        if ready:
+            items = [ready[k] if k in ready else v if type(v) in ATOMS else self.intern(v) for k, v in value.items()]
+        else:
+            items = [v if type(v) in ATOMS else self.intern(v) for v in value.values()]
         return (DICT, keys, self._types(items), *items)
+
+    def stored_list(self, items: list) -> tuple:
+        """The stored list of these stored values."""
+        return self._share((_LIST, self._types(items), *items))
 
     def pairs(self, items: Any) -> tuple:
         """The stored flat pairs equal to ``items``."""

@@ -20,6 +20,13 @@ are not the objects sent for it before (:class:`GraphCompressor`); the app side
 is most pauses of a recording; the mirror puts back the very dicts it handed on before, and the
 empty lists and ``changed: false`` of a diff that changes nothing. Pauses and the replies to
 requests carry graph changes, in the order they were made.
+
+Nodes share parts: the origin of the nodes one line made, the entry ``_saved_alpha: 1`` of every
+addition, a weight every step of a loop saved. A part a diff sends again (the same object) travels
+as a number, its place in the list of parts sent so far, counted the same way on both sides: the
+origin and then each saved entry of each added node and updated node, in order. Both sides start
+the list again once it holds :data:`PARTS_LIMIT` parts. The app thus gets one object per part, as
+the lesson made them, and :class:`app.history.History` stores each once by identity.
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ NAMES = ("roots", "leaves")
 DIFF_LISTS = ("added", "updated", "removed", "edges_added")
 #: The keys of a graph diff left out when empty or false.
 _QUIET_KEYS = frozenset({*DIFF_LISTS, "changed"})
+#: Node parts both sides number before they start afresh (see the module's notes).
+PARTS_LIMIT = 4096
 
 
 class PauseCompressor:
@@ -114,11 +123,14 @@ def expand(previous: dict[str, Any] | None, wire: dict[str, Any]) -> dict[str, A
 
 
 class GraphCompressor:
-    """The lesson side of graph changes: updated nodes as patches against the node dicts sent before."""
+    """The lesson side of graph changes: updated nodes as patches against the node dicts sent before,
+    and the parts of nodes sent before as their numbers."""
 
     def __init__(self) -> None:
         self._sent: dict[int, dict[str, Any]] = {}  # node id -> the node dict the app has for it
         self._names: tuple[Any, Any] | None = None  # the roots and leaves the app has
+        self._numbers: dict[int, int] = {}  # id() of a part sent -> its number
+        self._held: list[Any] = []  # the parts sent, by number
 
     def compress(self, graph: dict[str, Any]) -> dict[str, Any]:
         """A graph diff (or whole graph, ``"nodes"``) as it goes on the wire (``graph`` is left as it is)."""
@@ -133,37 +145,73 @@ class GraphCompressor:
                  if not (key in _QUIET_KEYS and not value) and not (same_names and key in NAMES)}
         for nid in graph.get("removed", ()):
             sent.pop(nid, None)
-        for node in graph.get("added", ()):
-            sent[node["id"]] = node
+        added = graph.get("added")
+        if added:
+            for node in added:
+                sent[node["id"]] = node
         updated = graph.get("updated")
-        if not updated:
+        if not (added or updated):
             return graph
-        patches = []
-        for node in updated:
-            nid = node["id"]
-            before = sent.get(nid)
-            sent[nid] = node
-            if before is None:
-                patches.append(node)
-            else:  # the graph tracker replaces a node by a copy with new values for the keys that changed
-                patches.append({"id": nid, **{key: value for key, value in node.items()
-                                              if before.get(key, _ABSENT) is not value}})
-        return {**graph, "updated": patches}
+        if len(self._held) >= PARTS_LIMIT:
+            self._numbers.clear()
+            self._held.clear()
+        if added:
+            graph["added"] = list(map(self._numbered, added))
+        if updated:
+            patches = []
+            for node in updated:
+                nid = node["id"]
+                before = sent.get(nid)
+                sent[nid] = node
+                if before is not None:  # the tracker replaces a node by a copy with new values where it changed
+                    node = {"id": nid, **{key: value for key, value in node.items()
+                                          if before.get(key, _ABSENT) is not value}}
+                patches.append(self._numbered(node))
+            graph["updated"] = patches
+        return graph
+
+    def _numbered(self, node: dict[str, Any]) -> dict[str, Any]:
+        """``node`` with its origin and saved entries sent before as their numbers (a copy when any is)."""
+        numbers, held = self._numbers, self._held  # held keeps the parts alive: an id() in numbers stays theirs
+        origin, saved = node.get("origin"), node.get("saved")
+        ref = numbers.get(id(origin))
+        if ref is None and type(origin) is dict:
+            numbers[id(origin)] = len(held)
+            held.append(origin)
+        items = None
+        for at, entry in enumerate(saved or ()):
+            number = numbers.get(id(entry))
+            if number is not None:
+                if items is None:
+                    items = list(saved)
+                items[at] = number
+            elif type(entry) is dict:
+                numbers[id(entry)] = len(held)
+                held.append(entry)
+        if ref is None and items is None:
+            return node
+        node = dict(node)
+        if ref is not None:
+            node["origin"] = ref
+        if items is not None:
+            node["saved"] = items
+        return node
 
 
 class GraphMirror:
-    """The app side of graph changes: the nodes received, to make whole nodes of the patches."""
+    """The app side of graph changes: the nodes and parts received, to make whole nodes of the patches."""
 
     def __init__(self) -> None:
         self._nodes: dict[int, dict[str, Any]] = {}
         self._names: dict[str, Any] = {"roots": {}, "leaves": {}}
+        self._parts: list[Any] = []
 
     def expand(self, graph: dict[str, Any]) -> dict[str, Any]:
         """Fill in a graph diff (or whole graph) as received, in place; returns it.
 
         A whole node takes the place of its patch; the keys a patch leaves out are the very
         objects of the node before it, so a listener can tell what changed by identity. So are
-        the ``roots`` and ``leaves`` a diff leaves out.
+        the ``roots`` and ``leaves`` a diff leaves out, and a node's parts sent as numbers.
         """
         names = self._names
         for key in NAMES:
@@ -185,15 +233,19 @@ class GraphMirror:
         graph.update(received)
         for nid in graph.get("removed") or ():
             nodes.pop(nid, None)
-        for node in graph.get("added") or ():
-            if isinstance(node, dict):
+        added, updated = graph.get("added"), graph.get("updated")
+        if (added or updated) and len(self._parts) >= PARTS_LIMIT:
+            self._parts.clear()
+        if added:
+            graph["added"] = added = [self._whole_parts(node) for node in added if isinstance(node, dict)]
+            for node in added:
                 nodes[node.get("id")] = node
-        updated = graph.get("updated")
         if updated:
             whole = []
             for patch in updated:
                 if not isinstance(patch, dict):
                     continue
+                patch = self._whole_parts(patch)
                 nid = patch.get("id")
                 before = nodes.get(nid)
                 if before is None and "name" not in patch:
@@ -204,8 +256,30 @@ class GraphMirror:
             graph["updated"] = whole
         return graph
 
+    def _whole_parts(self, node: dict[str, Any]) -> dict[str, Any]:
+        """``node`` (modified in place) with the parts it names by number put back, and its new parts numbered."""
+        if "origin" in node:
+            node["origin"] = self._part(node["origin"], None)
+        saved = node.get("saved")
+        if isinstance(saved, list):
+            node["saved"] = [self._part(entry, _MISSING_ENTRY) for entry in saved]
+        return node
+
+    def _part(self, value: Any, missing: Any) -> Any:
+        if isinstance(value, dict):
+            self._parts.append(value)
+            return value
+        if type(value) is int and 0 <= value < len(self._parts):
+            return self._parts[value]
+        return missing
+
 
 _ABSENT = object()
+
+
+#: A saved entry named by a number the lesson process never gave (only one that breaks the protocol can do that).
+_MISSING_ENTRY = {"name": "?", "value": None, "freed": False,
+                  "error": "the lesson process referred to a saved value it never sent"}
 
 
 def _missing(name: str) -> dict[str, Any]:

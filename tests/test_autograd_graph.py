@@ -10,7 +10,8 @@ import pytest
 import torch
 from torch.nn.utils.rnn import pack_sequence
 
-from app.lesson.autograd_graph import METADATA_KEY, GraphBasis, GraphTracker, find_tensors
+from app.lesson.autograd_graph import GraphBasis, GraphTracker, find_tensors
+from app.lesson.autograd_nodes import METADATA_KEY
 from app.lesson.summaries import Summarizer, TensorSummarizer
 
 
@@ -333,6 +334,53 @@ def test_a_saved_tensor_modified_in_place_carries_pytorchs_message(tracker):
         s.grad_fn._saved_self  # noqa: B018
     assert entry["error"] == str(direct.value)
     assert "is at version 1; expected version 0" in entry["error"]
+
+
+def test_a_weight_saved_at_every_step_is_one_entry_until_what_it_shows_changes(tracker):
+    W = torch.randn(8, 8, requires_grad=True)  # over the saved-value limit: its entry shows no values
+    h = torch.zeros(1, 8, requires_grad=True)
+    entries = []
+    for _ in range(3):
+        h = h @ W
+        entries.append(saved(by_name(tracker.update({"W": W, "h": h})["added"])["MmBackward0"])["_saved_mat2"])
+    assert entries[0]["value"]["variable"] == "W" and entries[0]["value"]["values"] is None
+    assert entries[1] is entries[0] and entries[2] is entries[0]  # one object: the wire sends it once
+    # Each thing the entry shows makes a new one: a version, a name, a shape set through .data.
+    with torch.no_grad():
+        W.add_(1.0)
+    h = h @ W
+    bumped = saved(by_name(tracker.update({"W": W, "h": h})["added"])["MmBackward0"])["_saved_mat2"]
+    assert bumped is not entries[0] and bumped["value"]["variable"] == "W"
+    h = h @ W
+    renamed = saved(by_name(tracker.update({"weight": W, "h": h})["added"])["MmBackward0"])["_saved_mat2"]
+    assert renamed is not bumped and renamed["value"]["variable"] == "weight"
+    W.data = torch.randn(8, 4)
+    h = h @ W
+    reshaped = saved(by_name(tracker.update({"weight": W, "h": h})["added"])["MmBackward0"])["_saved_mat2"]
+    assert reshaped["value"]["shape"] == [8, 4]
+
+
+def test_a_small_saved_tensor_written_through_data_shows_its_new_values(tracker):
+    w = torch.tensor([1.0, 2.0], requires_grad=True)  # small: its entry carries values
+    x = torch.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    first = saved(by_name(tracker.update({"w": w, "x": x, "y": y})["added"])["MulBackward0"])["_saved_other"]
+    w.data.mul_(10)  # no version bump
+    y = x * w
+    second = saved(by_name(tracker.update({"w": w, "x": x, "y": y})["added"])["MulBackward0"])["_saved_other"]
+    assert first["value"]["values"].tolist() == [1.0, 2.0]
+    assert second["value"]["values"].tolist() == [10.0, 20.0]
+
+
+def test_freed_entries_are_one_object_per_name(tracker):
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    ys = [(x * k).sin() for k in (2.0, 3.0)]
+    frame = {"x": x, "y0": ys[0], "y1": ys[1]}
+    tracker.update(frame)
+    for y in ys:
+        y.sum().backward()
+    freed = [saved(node)["_saved_self"] for node in tracker.update(frame)["updated"] if node["name"] == "SinBackward0"]
+    assert len(freed) == 2 and freed[0]["freed"] and freed[0] is freed[1]
 
 
 def test_the_full_graph_is_what_the_headless_trace_prints(tracker):

@@ -8,7 +8,7 @@ from app import messages as m
 from app.history import History
 from app.lesson.autograd_graph import GraphTracker
 from app.lesson.summaries import TensorSummarizer
-from app.pause_delta import NAMES_KEPT, OPS_KEPT, SAME, GraphMirror, PauseCompressor, expand
+from app.pause_delta import NAMES_KEPT, OPS_KEPT, PARTS_LIMIT, SAME, GraphMirror, PauseCompressor, expand
 
 
 def summary(value: float) -> dict:
@@ -150,6 +150,45 @@ def test_roots_and_leaves_go_only_when_they_change_and_come_back_as_the_dicts_re
     again = {**whole[4], "roots": dict(whole[4]["roots"])}
     history.add_pause({"step": 5, "line": 5, "vars": {}, "graph": again})
     assert sorted(history.snapshot(5)["graph_full"]["roots"]) == ["y", "z"]
+
+
+def test_a_weight_saved_by_every_step_goes_once_and_arrives_as_one_object():
+    tracker, lesson_side, app_side = GraphTracker(TensorSummarizer()), PauseCompressor().graph, GraphMirror()
+    W = torch.randn(8, 8, requires_grad=True)
+    h = torch.zeros(1, 8, requires_grad=True)
+    pauses, numbered, whole = [], [], []
+    for _ in range(3):
+        h = torch.tanh(h @ W)
+        pauses.append(tracker.update({"W": W, "h": h}))
+        wire = across({"graph": lesson_side.compress(pauses[-1])})["graph"]
+        mm = next(node for node in wire["added"] if node["name"] == "MmBackward0")
+        numbered.append([type(entry) for entry in mm["saved"]].count(int))
+        whole.append(app_side.expand(wire))
+    assert numbered[0] == 0 and numbered[1] >= 4  # W's entry, its sizes and strides: sent before
+    mat2 = [node["name"] for node in pauses[0]["added"]].index("MmBackward0")
+    assert all(packed(got["added"]) == packed(pause["added"]) for pause, got in zip(pauses, whole, strict=True))
+    entries = [saved["_saved_mat2"] for saved in ({e["name"]: e for e in got["added"][mat2]["saved"]} for got in whole)]
+    assert entries[0]["value"]["variable"] == "W" and entries[1] is entries[0] and entries[2] is entries[0]
+
+
+def test_both_sides_number_parts_afresh_together_and_a_number_never_given_says_so():
+    lesson_side, app_side = PauseCompressor().graph, GraphMirror()
+    alpha = {"name": "_saved_alpha", "value": 1, "freed": False, "error": None}
+    for start in range(0, PARTS_LIMIT + 10, 5):  # past the limit: both start again at 0
+        line = {"file": "lesson.py", "line": start}  # the origin of the nodes one line made
+        nodes = [{"id": start + i, "name": "AddBackward0", "origin": line,
+                  "saved": [alpha, {"name": f"_saved_{start + i}", "value": start + i, "freed": False, "error": None}]}
+                 for i in range(5)]
+        wire = across({"graph": lesson_side.compress({"added": nodes})})["graph"]
+        assert [type(node["origin"]) for node in wire["added"]] == [dict, int, int, int, int]
+        got = app_side.expand(wire)
+        assert packed(got["added"]) == packed(nodes)
+        assert len({id(node["saved"][0]) for node in got["added"]}) == 1
+        assert len({id(node["origin"]) for node in got["added"]}) == 1
+    lost = app_side.expand({"added": [{"id": 1, "name": "AddBackward0", "origin": 10**6, "saved": [10**6, "x"]}]})
+    node = lost["added"][0]
+    assert node["origin"] is None and [entry["error"] for entry in node["saved"]] == [
+        "the lesson process referred to a saved value it never sent"] * 2
 
 
 def test_a_name_the_app_never_got_becomes_a_summary_that_says_so():

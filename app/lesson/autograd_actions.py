@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.i18n import N_
-from app.lesson.autograd_graph import find_tensors, node_id, node_kind, reachable_nodes, released
+from app.lesson.autograd_graph import find_tensors, reachable_nodes
+from app.lesson.autograd_nodes import node_id, node_kind, released
 from app.lesson.engine_reads import learner_code
 from app.lesson.summaries import Summarizer, node_name
 from app.messages import RESULTS_NAME

@@ -8,7 +8,6 @@ only ids, edges and the plain-data node descriptions it already sent.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import sys
 from collections.abc import Callable, Iterator
@@ -16,70 +15,30 @@ from typing import Any
 
 from app.gc_pause import gc_paused
 from app.graph_format import names_by_node, reachable
+from app.lesson.autograd_nodes import (
+    METADATA_KEY,
+    NO_SEQUENCE,
+    SavedReader,
+    freed_entry,
+    held_tensors,
+    node_id,
+    node_kind,
+    node_origin,
+    output_shape,
+    released,
+    still_saved,
+)
 from app.lesson.object_reads import MODULE_LIMIT, container_base, first_items, module_tensors
-from app.lesson.summaries import DEPTH_LIMIT, ITEM_LIMIT, TensorSummarizer, bounded_repr, node_name, tensor_values
-from app.lesson.tensor_reading import values_of, why_no_values
+from app.lesson.summaries import DEPTH_LIMIT, TensorSummarizer, bounded_repr, node_name
 
-#: Key of a node's GradStep id in ``node.metadata``.
-METADATA_KEY = "gradstep_id"
-#: Key of the source span ``[line, col, end_line, end_col]`` of the operation that made a node, when stepped.
-SPAN_KEY = "gradstep_span"
-#: Key of ``(name, text)`` of that operation: the callable torch dispatched and the span's source text.
-OP_KEY = "gradstep_op"
 #: Items of one list, tuple or dict searched for tensors.
 CONTAINER_LIMIT = 1_000
-#: Saved tensors with at most this many elements (one line of numbers) carry their values; larger ones
-#: carry their shape and, when it is a variable of the frame, its name.
-SAVED_VALUE_LIMIT = 16
 #: How far below a root node the unchanged-pause check looks for saved tensors freed by a backward.
 PROBE_DEPTH = 4
 
-#: Entries of tensor-free saved values a tracker keeps between pauses before it starts afresh.
-CONSTANT_ENTRIES = 4096
 #: Settled probes a tracker remembers (see :meth:`_Frame.probes`) before it starts afresh.
 SETTLED_LIMIT = 10_000
 
-#: ``_sequence_nr()`` of nodes outside the creation order (``AccumulateGrad``).
-_NO_SEQUENCE = 2**64 - 1
-#: Ids are unique in the process, so every tracker and action names a node the same way.
-_next_id = itertools.count(1)
-
-
-def node_id(node: Any) -> int:
-    """The GradStep id of an autograd node, given on first sight and kept while the node lives."""
-    metadata = node.metadata
-    nid = metadata.get(METADATA_KEY)
-    if nid is None:
-        nid = metadata[METADATA_KEY] = next(_next_id)
-    return nid
-
-
-def node_origin(node: Any) -> dict[str, Any]:
-    """Where the code that made a node is, as far as the node itself knows: the op's ``span``, ``op``
-    and ``text`` (and its ``line``) when an op recorder saw it made, else None; the tracker adds line,
-    pass and module."""
-    metadata = node.metadata
-    span = metadata.get(SPAN_KEY)
-    if span is None:
-        return None
-    op, text = metadata.get(OP_KEY, (None, None))
-    return {"file": None, "line": span[0], "pass": None, "module": None, "span": span, "op": op, "text": text}
-
-
-def node_kind(node: Any) -> str:
-    """``"leaf"`` for ``AccumulateGrad``, ``"custom"`` for a custom ``Function``, else ``"op"``."""
-    return _kind_of(type(node))
-
-
-@functools.cache
-def _kind_of(cls: type) -> str:
-    if issubclass(cls, sys.modules["torch"].autograd.function.BackwardCFunction):
-        return "custom"
-    return "leaf" if cls.__name__ == "AccumulateGrad" else "op"
-
-
-def _is_custom(node: Any) -> bool:
-    return _kind_of(type(node)) == "custom"
 
 
 def find_tensors(variables: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -170,177 +129,6 @@ def _children_of(torch: Any, path: TensorPath, value: Any) -> Iterator[tuple[Ten
 def reachable_nodes(roots: list[Any]) -> list[Any]:
     """All autograd nodes reachable from ``roots`` through ``next_functions``, each once, roots first."""
     return reachable(roots, lambda node: (child for child, _ in node.next_functions if child is not None))
-
-
-@functools.cache
-def _saved_layout(cls: type) -> tuple[tuple[str, str | None], ...]:
-    """``(attribute, its raw twin or None)`` for every ``_saved_*`` attribute of a built-in node class.
-
-    Only attributes holding tensors have a ``_raw_saved_*`` twin, whose ``data`` is None once freed.
-    """
-    names = set(dir(cls))
-    return tuple((n, "_raw" + n if "_raw" + n in names else None) for n in sorted(names) if n.startswith("_saved_"))
-
-
-def _empty_sequence(value: Any) -> bool:
-    return isinstance(value, (list, tuple)) and not value
-
-
-def _raw_empty(raw: Any) -> bool:
-    if isinstance(raw, (list, tuple)):
-        return all(item.data is None for item in raw)
-    return raw.data is None
-
-
-def released(node: Any) -> bool | None:
-    """Whether a backward freed the node's saved tensors; None when it saved no tensor."""
-    if _is_custom(node):
-        try:
-            return False if node._raw_saved_tensors else None
-        except RuntimeError:
-            return True
-    for attr, raw in _saved_layout(type(node)):
-        if raw is None:
-            continue
-        if not _raw_empty(getattr(node, raw)):
-            return False
-        try:
-            getattr(node, attr)  # an empty slot reads as None; a freed one raises
-        except RuntimeError:
-            return True
-    return None
-
-
-def _saved_tensor_summary(tensor: Any, names: dict[int, str], shape: list[int] | None = None) -> dict[str, Any]:
-    """A light summary of a saved tensor: shape, dtype, small values, and its variable name if any."""
-    numel = tensor.numel()
-    values = None
-    if numel <= SAVED_VALUE_LIMIT and why_no_values(tensor) is None:
-        strided = tensor.layout is sys.modules["torch"].strided
-        values = (values_of(tensor) if strided else tensor_values(tensor)).copy()  # a copy: the node keeps it
-    return {
-        "type": "Tensor",
-        "shape": list(tensor.shape) if shape is None else shape,
-        "dtype": str(tensor.dtype).removeprefix("torch."),
-        "numel": numel,
-        "requires_grad": tensor.requires_grad,
-        "values": values,
-        "variable": names.get(id(tensor)),
-    }
-
-
-def _entry(name: str, value: Any = None, freed: bool = False, error: str | None = None) -> dict[str, Any]:
-    return {"name": name, "value": value, "freed": freed, "error": error}
-
-
-class _SavedReader:
-    """Reads what nodes saved for their backward, during one pause.
-
-    Entries are plain data and never modified, so equal ones are shared: the weight saved by
-    1,000 unrolled steps, or the same ``alpha`` of every addition, is built once (the wire
-    format has no shared references, so each node's copy is still encoded). Shared tensors
-    are held until the pause's reading ends, so an ``id`` cannot be reused by another tensor
-    meanwhile.
-    """
-
-    def __init__(self, names: dict[int, str], constants: dict[tuple, dict[str, Any]] | None = None) -> None:
-        self.names = names
-        self._entries: dict[tuple, dict[str, Any]] = {}
-        # Entries of saved values that hold no tensor (sizes, strides, alpha) depend on the value
-        # only, so they may be kept from one pause to the next: every MmBackward0 saves its sizes.
-        self._constants = {} if constants is None else constants
-        self._tensors: dict[int, tuple[Any, dict[str, Any]]] = {}
-        self._shapes: dict[tuple[int, ...], list[int]] = {}
-
-    def shape(self, size: Any) -> list[int]:
-        """``size`` as a list, one list object per distinct shape."""
-        key = tuple(size)
-        shared = self._shapes.get(key)
-        if shared is None:
-            shared = self._shapes[key] = list(key)
-        return shared
-
-    def entries(self, node: Any) -> tuple[list[dict[str, Any]], str | None]:
-        """What ``node`` saved, and one attribute that held a live tensor (or None).
-
-        Each entry is ``{"name", "value", "freed", "error"}``: ``freed`` once a backward released
-        the tensors, ``error`` holds PyTorch's message when a saved tensor was modified in place.
-        """
-        if _is_custom(node):
-            return self._custom_entries(node)
-        entries: list[dict[str, Any]] = []
-        live = None
-        for attr, raw in _saved_layout(type(node)):
-            try:
-                value = getattr(node, attr)
-            except RuntimeError as exc:  # freed by a backward, or modified in place since saved
-                freed = raw is not None and _raw_empty(getattr(node, raw))
-                entries.append(_entry(attr, freed=True) if freed else _entry(attr, error=str(exc)))
-                continue
-            if live is None and raw is not None and value is not None and not _empty_sequence(value):
-                live = attr
-            entries.append(self._shared_entry(attr, value, raw is not None))
-        return entries, live
-
-    def _custom_entries(self, node: Any) -> tuple[list[dict[str, Any]], str | None]:
-        attributes = {key: value for key, value in vars(node).items() if not key.startswith("_")}
-        entries = [_entry(f"ctx.{key}", self.plain(value)) for key, value in attributes.items()]
-        if released(node):
-            return [_entry("saved_tensors", freed=True), *entries], None
-        try:
-            tensors = node.saved_tensors
-        except RuntimeError as exc:
-            return [_entry("saved_tensors", error=str(exc)), *entries], None
-        saved = [_entry(f"saved_tensors[{i}]", self.plain(t)) for i, t in enumerate(tensors)]
-        return saved + entries, "saved_tensors" if tensors else None
-
-    def _shared_entry(self, attr: str, value: Any, holds_tensors: bool) -> dict[str, Any]:
-        if not holds_tensors:
-            key: tuple = (attr, type(value), value)
-            table = self._constants
-        elif isinstance(value, sys.modules["torch"].Tensor):
-            key = (attr, id(value))  # by identity: comparing tensors by value is elementwise
-            table = self._entries
-        else:
-            return _entry(attr, self.plain(value))  # a list of tensors, or None
-        try:
-            entry = table.get(key)
-        except TypeError:  # an unhashable value
-            return _entry(attr, self.plain(value))
-        if entry is None:
-            if len(table) >= CONSTANT_ENTRIES:
-                table.clear()
-            entry = table[key] = _entry(attr, self.plain(value))
-        return entry
-
-    def plain(self, value: Any) -> Any:
-        """A saved value as plain data: tensors summarised, numbers and size tuples as they are."""
-        if value is None or isinstance(value, (bool, int, float, str)):
-            return value
-        if isinstance(value, (list, tuple)):
-            return [self.plain(item) for item in value[:ITEM_LIMIT]]
-        if isinstance(value, sys.modules["torch"].Tensor):
-            hit = self._tensors.get(id(value))
-            if hit is None:
-                summary = _saved_tensor_summary(value, self.names, self.shape(value.shape))
-                hit = self._tensors[id(value)] = (value, summary)
-            return hit[1]
-        return bounded_repr(value)
-
-
-def _still_saved(node: Any, attr: str) -> bool:
-    """Whether the attribute that held a tensor when the node was first seen still does."""
-    if attr == "saved_tensors":
-        return released(node) is False
-    return not _raw_empty(getattr(node, "_raw" + attr))
-
-
-def _output_shape(node: Any) -> list[int] | None:
-    try:
-        metadata = node._input_metadata  # describes the gradient the node receives: its forward output
-    except (AttributeError, RuntimeError):
-        return None
-    return metadata[0].shape if metadata else None
 
 
 class _Frame:
@@ -532,7 +320,8 @@ class GraphTracker:
         self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
         self._settled: dict[int, bool | None] = {}  # root node id -> a probe that cannot change any more
-        self._constant_entries: dict[tuple, dict[str, Any]] = {}  # see _SavedReader
+        self._constant_entries: dict[tuple, dict[str, Any]] = {}  # see SavedReader
+        self._lasting_entries: dict[tuple, tuple[Any, tuple, dict[str, Any]]] = {}
 
     def update(self, variables: dict[str, Any], same_tensors: bool = False,
                summaries: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -628,7 +417,7 @@ class GraphTracker:
     def _walk_new(self, frame: _Frame) -> tuple[list[dict], list[list[int]], set[int]]:
         """Describe the nodes not seen before; stop at known ones (their next_functions never change)."""
         names_of = names_by_node(frame.roots)
-        reader = _SavedReader(frame.names, self._constant_entries)
+        reader = SavedReader(frame.names, self._constant_entries, self._lasting_entries)
         added, edges, boundary = [], [], set()
         first_use: dict[int, int] = {}  # node id -> the lowest sequence number of a new node using it
         stack = [node for name, node in frame.root_nodes.items() if frame.roots[name] not in self._children]
@@ -667,13 +456,13 @@ class GraphTracker:
         return added, edges, boundary
 
     def _describe(
-        self, node: Any, nid: int, nexts: list, frame: _Frame, names_of: dict, reader: _SavedReader
+        self, node: Any, nid: int, nexts: list, frame: _Frame, names_of: dict, reader: SavedReader
     ) -> dict[str, Any]:
         kind = node_kind(node)
         seq = node._sequence_nr()
         leaf = node.variable if kind == "leaf" else None
         saved, live = reader.entries(node)
-        shape = _output_shape(node)
+        shape = output_shape(node)
         if live is not None:
             self._live_saved[nid] = live
         variable = None
@@ -684,7 +473,7 @@ class GraphTracker:
             "id": nid,
             "name": node_name(node),
             "kind": kind,
-            "seq": None if seq == _NO_SEQUENCE else seq,
+            "seq": None if seq == NO_SEQUENCE else seq,
             "variables": names_of.get(nid, []),
             "variable": variable,
             "leaf": frame.summary_of(leaf, variable, self._summarizer) if leaf is not None else None,
@@ -694,7 +483,7 @@ class GraphTracker:
             "origin": node_origin(node),
         }
         self._nodes[nid] = described
-        if seq != _NO_SEQUENCE:
+        if seq != NO_SEQUENCE:
             self._by_sequence[seq] = nid
         return described
 
@@ -720,10 +509,10 @@ class GraphTracker:
         for node in reachable_nodes(list(frame.root_nodes.values())):
             nid = node.metadata.get(METADATA_KEY)
             attr = self._live_saved.get(nid)
-            if attr is not None and not _still_saved(node, attr):
+            if attr is not None and not still_saved(node, attr):
                 del self._live_saved[nid]
                 saved = self._nodes[nid]["saved"]
-                saved = [_entry(e["name"], freed=True) if _held_tensors(e) else e for e in saved]
+                saved = [freed_entry(e["name"]) if held_tensors(e) else e for e in saved]
                 self._nodes[nid] = {**self._nodes[nid], "saved": saved}
                 freed.add(nid)
         return freed
@@ -757,10 +546,3 @@ class GraphTracker:
                 self._nodes[nid] = {**self._nodes[nid], "leaf": summary}
                 refreshed.add(nid)
         return refreshed
-
-
-def _held_tensors(entry: dict[str, Any]) -> bool:
-    value = entry["value"]
-    if isinstance(value, list):
-        return any(isinstance(item, dict) for item in value)
-    return isinstance(value, dict)

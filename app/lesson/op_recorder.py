@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from app.lesson.autograd_graph import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
+from app.lesson.autograd_nodes import METADATA_KEY, OP_KEY, SPAN_KEY, node_kind
 from app.lesson.code_table import CodeTable
 from app.lesson.summaries import Summarizer
 
