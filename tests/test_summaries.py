@@ -11,7 +11,7 @@ import torch
 from conftest import line_of
 from torch import nn
 
-from app.lesson.snapshot import is_hidden, visible
+from app.lesson.snapshot import SnapshotBuilder, is_hidden, visible
 from app.lesson.summaries import ITEM_LIMIT, PARAMETER_LIMIT, VALUE_LIMIT, Summarizer
 from app.lesson.tensor_reading import ValuesUnavailable, tensor_values
 
@@ -124,6 +124,17 @@ def test_modules_functions_classes_and_dunders_are_hidden_by_default():
     assert list(visible(namespace)) == ["x", "layer"]
     assert is_hidden("print", print)
     assert len(visible(namespace, show_hidden=True)) == len(namespace)
+
+
+def test_a_pause_shows_what_visible_shows_step_after_step_as_values_change_kind():
+    builder = SnapshotBuilder()
+    namespace = {"__name__": "x", "torch": torch, "f": lambda: 0, "x": 1, "__doc__": None}
+    assert list(builder.module_variables(namespace)) == list(visible(namespace)) == ["x"]
+    namespace["f"] = 3  # a name hidden at one step (a function) is shown once it holds a number
+    namespace["torch"] = torch.ones(1)
+    assert list(builder.module_variables(namespace)) == list(visible(namespace)) == ["torch", "f", "x"]
+    namespace["x"] = int  # and hidden again once it holds a class
+    assert list(builder.module_variables(namespace)) == ["torch", "f"]
 
 
 def test_the_globals_torch_compile_adds_are_hidden_but_a_learners_underscored_names_are_not():

@@ -20,15 +20,24 @@ _HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType
                  types.MethodType)
 
 
+#: Variable names whose visibility a :class:`SnapshotBuilder` remembers before it starts afresh.
+SHOWN_LIMIT = 4096
+
 #: Globals that ``torch.compile`` (Dynamo) adds to a module it compiled code of: not the lesson's names.
 _GENERATED = ("__builtins_dict___", "__compiled_fn_", "__resume_at_", "__import_")
 
 
 def is_hidden(name: str, value: Any) -> bool:
     """Whether a variable is hidden by default: dunders, Dynamo's generated globals, modules, functions, classes."""
-    if name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)):
-        return True
-    return issubclass(type(value), _HIDDEN_TYPES)
+    return _hidden_name(name) or _hidden_kind(type(value))
+
+
+def _hidden_name(name: str) -> bool:
+    return name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED))
+
+
+def _hidden_kind(kind: type) -> bool:
+    return issubclass(kind, _HIDDEN_TYPES)  # by the real type: isinstance would read value.__class__
 
 
 def visible(namespace: dict[str, Any], show_hidden: bool = False) -> dict[str, Any]:
@@ -120,6 +129,7 @@ class SnapshotBuilder:
 
     def __init__(self, summarizer: Summarizer | None = None) -> None:
         self.summarizer = summarizer or Summarizer()
+        self._names: dict[str, bool] = {}  # variable name -> shown (see _summaries)
 
     def variables(self, frame: FrameType, show_hidden: bool = False) -> dict[str, Any]:
         """Summaries of a frame's locals (and, for a function frame, its globals apart)."""
@@ -140,15 +150,26 @@ class SnapshotBuilder:
     def _summaries(self, namespace: dict[str, Any], show_hidden: bool) -> dict[str, Any]:
         """The summaries of :func:`visible` variables, in one pass (it runs at every step of a recording).
 
-        Kinds by the real type, as in :func:`is_hidden`: ``isinstance`` reads ``value.__class__``,
-        which runs a lesson's ``__getattribute__``.
+        Whether a name is shown is worked out once per name (a module has thirty, mostly the same
+        at every step). Kinds are not remembered: a dict keyed by a lesson's class would hash it
+        with its metaclass's ``__hash__`` and keep the class alive.
         """
         summarize = self.summarizer.summarize
         if show_hidden:
             return {name: summarize(value) for name, value in namespace.items()}
-        return {name: summarize(value) for name, value in namespace.items()
-                if not (name[:2] == "__" and (name[-2:] == "__" or name.startswith(_GENERATED)))
-                and not issubclass(type(value), _HIDDEN_TYPES)}
+        names = self._names
+        out = {}
+        for name, value in namespace.items():
+            shown = names.get(name)
+            if (self._shown_name(name) if shown is None else shown) and not _hidden_kind(type(value)):
+                out[name] = summarize(value)
+        return out
+
+    def _shown_name(self, name: str) -> bool:
+        if len(self._names) >= SHOWN_LIMIT:
+            self._names.clear()
+        shown = self._names[name] = not _hidden_name(name)
+        return shown
 
     def build(self, frames: list[tuple[FrameType, int]], event: str, step: int,
               selected: int = 0, arg: Any = None, cut: bool = False) -> dict[str, Any]:
