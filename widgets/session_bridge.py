@@ -63,6 +63,7 @@ class SessionBridge(QObject):
         self._dropped = 0
         self._pending_lock = threading.Lock()
         self._queued = 0  # messages handed to the GUI thread and not delivered yet
+        self._open_line: int | None = None  # the run whose output, as emitted so far, ends inside a line
         self._flush_timer = QTimer(self, singleShot=True, interval=30)
         self._flush_timer.timeout.connect(self._flush_output)
         self._message_arrived.connect(self._on_message_arrived)
@@ -115,7 +116,7 @@ class SessionBridge(QObject):
         if generation != self.session.generation:
             return  # another run started since: this message is of a run no panel shows any more
         (pending, dropped), message = item
-        self._emit_output(pending, dropped)
+        self._emit_output(generation, pending, dropped)
         if isinstance(message, m.Paused):
             self.paused.emit(message.snapshot)
         elif isinstance(message, m.Started):
@@ -133,13 +134,16 @@ class SessionBridge(QObject):
             if self._queued:  # messages before this output are still on their way: it waits for them
                 self._flush_timer.start()
                 return
-            pending, dropped = self._take_pending(self.session.generation)
-        self._emit_output(pending, dropped)
+            generation = self.session.generation
+            pending, dropped = self._take_pending(generation)
+        self._emit_output(generation, pending, dropped)
 
-    def _emit_output(self, pending: list[tuple[str, str]], dropped: int) -> None:
-        if dropped:
-            self.output.emit("native", f"[… {dropped:,} characters of output skipped: the lesson printed "
+    def _emit_output(self, generation: int, pending: list[tuple[str, str]], dropped: int) -> None:
+        if dropped:  # on a line of its own, even when what it skipped was the middle of a long line
+            start = "\n" if self._open_line == generation else ""
+            self.output.emit("native", f"{start}[… {dropped:,} characters of output skipped: the lesson printed "
                                        "faster than they could be shown …]\n")
+            self._open_line = None
         merged: list[list[str]] = []
         for stream, text in pending:
             if merged and merged[-1][0] == stream:
@@ -148,3 +152,5 @@ class SessionBridge(QObject):
                 merged.append([stream, text])
         for stream, text in merged:
             self.output.emit(stream, text)
+        if merged:
+            self._open_line = None if merged[-1][1].endswith("\n") else generation
