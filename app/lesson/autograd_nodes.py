@@ -25,7 +25,8 @@ OP_KEY = "gradstep_op"
 #: carry their shape and, when it is a variable of the frame, its name.
 SAVED_VALUE_LIMIT = 16
 
-#: Entries of tensor-free saved values a tracker keeps between pauses before it starts afresh.
+#: Entries a tracker keeps between pauses, in each of its two tables (tensor-free saved values, and
+#: large saved tensors: see :meth:`SavedReader._lasting_entry`), before it starts that table afresh.
 CONSTANT_ENTRIES = 4096
 #: ``_sequence_nr()`` of nodes outside the creation order (``AccumulateGrad``).
 NO_SEQUENCE = 2**64 - 1
