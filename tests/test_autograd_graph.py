@@ -162,6 +162,18 @@ def test_a_pause_where_nothing_changed_says_so(tracker):
     assert again["roots"] == tracker.full()["roots"]
 
 
+def test_pauses_that_name_the_same_nodes_share_one_naming_and_a_new_name_leaves_it_as_it_was(tracker):
+    frame = leaf_inputs()
+    frame["y"] = frame["x"] * frame["w"]
+    first = tracker.update(frame)
+    again = tracker.update(frame)
+    assert again["roots"] is first["roots"] and again["leaves"] is first["leaves"]  # sent once on the wire
+    frame["z"] = frame["y"]
+    renamed = tracker.update(frame)
+    assert renamed["roots"] == {"y": first["roots"]["y"], "z": first["roots"]["y"]}
+    assert first["roots"] == {"y": renamed["roots"]["y"]}  # what an earlier pause was handed stays its own
+
+
 def test_rebinding_a_variable_removes_the_nodes_only_it_reached(tracker):
     x, w = leaf_inputs()["x"], leaf_inputs()["w"]
     y = x * w

@@ -327,3 +327,42 @@ def test_the_rnn_lessons_loop_gives_each_pass_its_own_origin(session, events):
     assert sorted(selects) == list(range(1, steps + 1))
     leaves = {n["variable"]: (n["origin"]["line"], n["origin"]["pass"]) for n in made if n["kind"] == "leaf"}
     assert leaves == {"inputs": (select, 1), "W_xh": (body, 1), "W_hh": (body, 1), "b_h": (body, 1)}
+
+
+def test_the_origin_book_tells_a_run_that_made_no_node_from_one_that_did():
+    """Most runs between two pauses of a recording make no node; their origin is still the run's."""
+    from app.lesson.origins import OriginBook
+
+    def walk():
+        yield
+        yield
+        yield
+
+    frames = []
+    for turns in (1, 2, 3):  # three frames paused at three lines
+        walker = walk()
+        for _ in range(turns):
+            next(walker)
+        frames.append(walker)
+    first, second, third = (walker.gi_frame for walker in frames)
+    lines = [frame.f_lineno for frame in (first, second, third)]
+    assert len(set(lines)) == 3
+    sequence = [100]
+    book = OriginBook(lambda: sequence[0])
+    book.paused([first], "line", None, None)
+    book.resumed()
+    book.paused([second], "line", None, None)  # the run from the first line made nothing
+    assert book.origin(None)["lines"] == lines[:2]
+    sequence[0] += 2  # a request at this pause made two nodes: GradStep's own
+    assert book.origin(100) == book.origin(101)
+    assert book.origin(100)["by"] == "gradstep" and book.origin(100)["at"] == lines[1]
+    book.resumed()
+    sequence[0] += 3  # the run from the second line made three
+    book.paused([third], "line", None, None)
+    assert book.origin(103)["lines"] == lines[1:] and "by" not in book.origin(103)
+    assert book.origin(None) is book.origin(104)
+    assert book.origin(100)["at"] == lines[1]  # the stretches before stay theirs
+    book.resumed()
+    book.paused([second], "line", None, None)
+    assert book.origin(None)["lines"] == [lines[2], lines[1]]
+    assert book.origin(105)["by"] == "gradstep" and book.origin(105)["at"] == lines[1]

@@ -317,6 +317,7 @@ class GraphTracker:
         self._live_saved: dict[int, str] = {}  # node id -> an attribute that held a tensor when first seen
         self._roots: dict[str, int] = {}
         self._leaves: dict[int, str] = {}
+        self._named: tuple[dict, dict, dict, dict] | None = None  # _roots and _leaves, and the copies handed out
         self._by_sequence: dict[int, int] = {}  # _sequence_nr() -> node id, for the op recorder's nodes
         self._fingerprint: tuple | None = None
         self._settled: dict[int, bool | None] = {}  # root node id -> a probe that cannot change any more
@@ -404,14 +405,17 @@ class GraphTracker:
         return {"nodes": nodes, "edges": edges, "roots": dict(self._roots), "leaves": dict(self._leaves)}
 
     def _diff(self, changed: bool, added: list, updated: list, removed: list, edges: list) -> dict[str, Any]:
+        named = self._named  # while the tables stay (most pauses), diffs share one copy of each: the
+        if named is None or named[0] is not self._roots or named[1] is not self._leaves:  # wire sends it once
+            named = self._named = (self._roots, self._leaves, dict(self._roots), dict(self._leaves))
         return {
             "changed": changed,
             "added": added,
             "updated": updated,
             "removed": removed,
             "edges_added": edges,
-            "roots": dict(self._roots),
-            "leaves": dict(self._leaves),
+            "roots": named[2],
+            "leaves": named[3],
         }
 
     def _walk_new(self, frame: _Frame) -> tuple[list[dict], list[list[int]], set[int]]:

@@ -306,6 +306,10 @@ class _Stretch:
         return self.origin
 
 
+#: GradStep's own stretches kept for reuse, one per line paused at (a lesson has a few hundred lines).
+AT_PAUSE_LIMIT = 4096
+
+
 class OriginBook:
     """The origins of a run, one per stretch of autograd sequence numbers between boundaries.
 
@@ -322,29 +326,46 @@ class OriginBook:
         self._stretches: list[_Stretch] = []
         self._run_start = peek() if peek else 0
         self._left: tuple[str | None, int | None] = (None, None)  # the pause the run resumed from
-        self._last_run = _Stretch(_origin(None, lines=[None, None]), [])
+        self._last_run: _Stretch | None = _Stretch(_origin(None, lines=[None, None]), [])
+        self._last_ran: tuple[Execution | None, str, int | None, int] | None = None
+        self._at_pause: dict[tuple[str, int], _Stretch] = {}  # GradStep's own stretch at each line paused at
         self._unknown = _Stretch(_origin(None), [])
 
     def paused(self, frames: list[FrameType], event: str, lines: LineLog | None,
                forwards: ForwardLog | None) -> None:
-        """The run reached a pause in ``frames[0]`` (user frames, innermost first)."""
+        """The run reached a pause in ``frames[0]`` (user frames, innermost first).
+
+        Most runs between two pauses of a recording make no node: their stretch is then empty, and
+        its origin is only worked out if an ``AccumulateGrad`` node asks for it (:meth:`origin`).
+        """
         frame = frames[0]
         file, line = frame.f_code.co_filename, line_of(frame)
         one, traced = lines.close(frame, event) if lines else (None, False)
-        if one is not None:
-            origin = _origin(one[0], one[1], one[2])
-        else:
-            origin = _origin(file, lines=[self._left[1], line])
         calls = forwards.close() if forwards else []
-        if calls and traced:
-            names = module_names(frames, [call[3] for call in calls])
-            named = [(start, end, depth, names[id(module)]) for start, end, depth, module in calls]
-        else:
-            named = []
-        self._last_run = _Stretch(origin, named)
-        self._add(self._run_start, self._last_run)
+        now = self._now()
+        self._last_run, self._last_ran = None, (one, file, self._left[1], line)
+        if now != self._run_start or self._peek is None:
+            if calls and traced:
+                names = module_names(frames, [call[3] for call in calls])
+                named = [(start, end, depth, names[id(module)]) for start, end, depth, module in calls]
+            else:
+                named = []
+            self._add(self._run_start, self._run_stretch(named))
         self._left = (file, line)
-        self._add(self._now(), _Stretch(_origin(file, by="gradstep", at=line), []))
+        stretch = self._at_pause.get(self._left)
+        if stretch is None:
+            if len(self._at_pause) >= AT_PAUSE_LIMIT:
+                self._at_pause.clear()
+            stretch = self._at_pause[self._left] = _Stretch(_origin(file, by="gradstep", at=line), [])
+        self._add(now, stretch)
+
+    def _run_stretch(self, named: list[tuple[int, int, int, str]] | None = None) -> _Stretch:
+        """The stretch of the run that ended at the latest pause (named: its module calls)."""
+        if self._last_run is None:
+            one, file, left, line = self._last_ran
+            origin = _origin(*one) if one is not None else _origin(file, lines=[left, line])
+            self._last_run = _Stretch(origin, named or [])
+        return self._last_run
 
     def request(self, kind: str, frame: FrameType) -> None:
         """A request from the app (console, Backward panel) starts: nodes it makes are its own."""
@@ -358,7 +379,7 @@ class OriginBook:
     def origin(self, seq: int | None) -> dict[str, Any]:
         """The origin of the node numbered ``seq``; None (``AccumulateGrad``) → the latest pause's stretch."""
         if seq is None or self._peek is None:
-            return self._last_run.origin_of(-1)
+            return self._run_stretch().origin
         index = bisect.bisect_right(self._starts, seq) - 1
         stretch = self._stretches[index] if index >= 0 else self._unknown
         return stretch.origin_of(seq)

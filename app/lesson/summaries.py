@@ -76,8 +76,9 @@ class TensorSummarizer:
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.value_limit = value_limit
-        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, its _digest or None)
-        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, int | None]] = {}
+        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, the arrays its digest
+        # reads or None, that digest)
+        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, tuple | None, int]] = {}
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
@@ -111,7 +112,7 @@ class TensorSummarizer:
         if hit is not None and hit[0]() is tensor and hit[1] == key:
             grad_ref = hit[2]
             if (grad is None) if grad_ref is None else (grad_ref() is grad):
-                if hit[4] is None or _digest(hit[3]) == hit[4]:
+                if not hit[4] or _digest(hit[4]) == hit[5]:
                     return hit[3]
                 if grad is not None:  # values changed without a version bump, maybe the .grad's
                     self._cache.pop(id(grad), None)
@@ -121,8 +122,8 @@ class TensorSummarizer:
             grad_ref = None if grad is None else weakref.ref(grad)
         except TypeError:
             return summary
-        digest = _digest(summary) if summary["requires_grad"] or grad is not None else None
-        self._cache[key_id] = (ref, key, grad_ref, summary, digest)
+        watched = _watched(summary) if summary["requires_grad"] or grad is not None else None
+        self._cache[key_id] = (ref, key, grad_ref, summary, watched, 0 if watched is None else _digest(watched))
         return summary
 
     def _build(self, tensor: Any) -> dict[str, Any]:
@@ -177,24 +178,29 @@ _NO_NODE = id(None)  # the grad_fn of a leaf, in a summary's cache key
 DIGEST_LIMIT = 4096
 
 
-def _digest(summary: dict[str, Any]) -> int:
+def _watched(summary: dict[str, Any]) -> tuple[Any, ...]:
+    """The value arrays of a tensor summary, and of its ``.grad``'s, that a cache hit checks (see :func:`_digest`)."""
+    arrays = []
+    for part in (summary, summary["grad"]):
+        if part is not None and part["values"] is not None and part["numel"] <= DIGEST_LIMIT:
+            arrays.append(part["values"])
+    return tuple(arrays)
+
+
+def _digest(arrays: tuple[Any, ...]) -> int:
     """A hash of the values a tensor summary shows, and of those of its ``.grad``, as they are now.
 
-    A small tensor's ``values`` is a view of the tensor's memory, so this reads the tensor
-    again. Writes through ``.data`` (``w.data -= lr * w.grad``, ``w.grad.data.zero_()``) or
-    through a numpy view change values without bumping ``_version``; this is how a cache hit
-    notices them. It is checked for the tensors those idioms are about, the ones that require
-    grad or have a ``.grad`` (a few per lesson: checking every tensor in scope cost a recording
-    7% more). Larger tensors keep a sample, which is a copy: such writes to them are not seen
-    until the version changes.
+    ``arrays`` are the summary's :func:`_watched` ones. A small tensor's ``values`` is a view of
+    the tensor's memory, so this reads the tensor again. Writes through ``.data``
+    (``w.data -= lr * w.grad``, ``w.grad.data.zero_()``) or through a numpy view change values
+    without bumping ``_version``; this is how a cache hit notices them. It is checked for the
+    tensors those idioms are about, the ones that require grad or have a ``.grad`` (a few per
+    lesson: checking every tensor in scope cost a recording 7% more). Larger tensors keep a
+    sample, which is a copy: such writes to them are not seen until the version changes.
     """
-    values = summary["values"]
-    digest = hash(values.tobytes()) if values is not None and summary["numel"] <= DIGEST_LIMIT else 0
-    grad = summary["grad"]
-    if grad is not None:
-        values = grad["values"]
-        if values is not None and grad["numel"] <= DIGEST_LIMIT:
-            digest = digest * 31 + hash(values.tobytes())
+    digest = 0
+    for values in arrays:
+        digest = digest * 31 + hash(values.tobytes())
     return digest
 
 
