@@ -57,7 +57,7 @@ def why_no_values(tensor: Any) -> str | None:
     if tensor.is_nested:
         return ("a nested tensor holds tensors of different shapes, which do not form one "
                 "array: its values are not shown")
-    if tensor.device.type == "meta":
+    if tensor.is_meta:  # not device.type: a device object is made at each read
         return "a meta tensor has a shape and a dtype but no data"
     torch = sys.modules["torch"]
     if cls is torch.Tensor:  # fake tensors and __torch_dispatch__ wrappers are subclasses
@@ -74,7 +74,7 @@ def why_no_values(tensor: Any) -> str | None:
 
 def _to_numpy(tensor: Any) -> np.ndarray:
     """A small tensor's values as numpy (bfloat16, float16 and float8 widened to float32)."""
-    data = tensor.detach()
+    data = tensor.detach() if tensor.requires_grad else tensor  # numpy() refuses a tensor that requires grad
     if data.is_cpu and _numpy_native(data.dtype):  # the common case: nothing to dequantize, widen or conjugate
         return data.numpy()
     if getattr(data, "is_quantized", False):
