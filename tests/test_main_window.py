@@ -337,6 +337,36 @@ def test_output_skipped_in_the_middle_of_a_line_is_said_on_a_line_of_its_own(qtb
                           "the end"]
 
 
+def test_a_note_of_the_engine_starts_on_a_line_of_its_own(qtbot, window):
+    """A breakpoint note came while the lesson's output ended inside a line: it was glued to the line's end."""
+    from app.lesson.hooks import OTHER_THREAD
+
+    hear = window.bridge._on_session_message
+    hear(m.Output("stdout", "loss so far: "))
+    hear(m.Notice.of("breakpoint", OTHER_THREAD, 3, line=3, function="work", thread="worker"))
+    output = window.console.output
+    qtbot.waitUntil(lambda: "in work()" in output.toPlainText())
+    lines = output.toPlainText().splitlines()
+    assert lines[-2] == "loss so far: "
+    assert lines[-1].startswith("The breakpoint at line 3 is in work()")
+
+
+def test_skipped_output_is_said_in_the_chosen_language_and_follows_a_change(qtbot, window):
+    hear = window.bridge._on_session_message
+    window.set_language("zh")
+    try:
+        for text in ("B" * 1_500_000, "C" * 1_500_000, "\nthe end\n"):  # faster than the window takes them
+            hear(m.Output("stdout", text))
+        output = window.console.output
+        qtbot.waitUntil(lambda: "the end" in output.toPlainText())
+        assert "[… 跳过了 1,500,000 个字符的输出：课程打印得太快，来不及显示 …]" in output.toPlainText().splitlines()
+        assert "characters of output skipped" not in output.toPlainText()
+    finally:
+        window.set_language("en")  # the console draws its transcript again
+    assert ("[… 1,500,000 characters of output skipped: the lesson printed faster than they could be shown …]"
+            in window.console.output.toPlainText().splitlines())
+
+
 def test_notes_follow_the_line_in_the_chosen_language(qtbot, tmp_path):
     settings.use_file(str(tmp_path / "settings.ini"))
     try:

@@ -218,6 +218,7 @@ class MainWindow(QMainWindow):
         self.bridge.replied.connect(lambda request_id, _kind, result: self.requests.answered(request_id, result))
         self.bridge.ended.connect(self._on_bridge_ended)
         self.bridge.noticed.connect(self._on_bridge_noticed)
+        self.bridge.skipped.connect(self._on_bridge_skipped)
         for view in (self.code_view, self.stack_view, self.notes_view, self.console, self.backward_panel.form):
             self.shown.changed.connect(view.show_step)
         self.shown.changed.connect(self._on_shown_changed)
@@ -398,11 +399,21 @@ class MainWindow(QMainWindow):
 
     def _on_bridge_noticed(self, kind: str, text: str) -> None:
         """A long call holds the pause up: the status says so; a lesson that does not answer or does not end
-        is said in the status and in the output; anything else is a note in the output."""
+        is said in the status and in the console; anything else is a note in the console.
+
+        Notes are the app's messages, not the lesson's output: the console starts each on a line of its
+        own, even when the lesson's output so far ends inside a line.
+        """
         if kind in ("busy", "stalled"):
             self.status.show_notice(text)
         if kind != "busy":
-            self._on_bridge_output("native", f"[GradStep] {text}\n")
+            self._transcript().add_message(text, "error" if kind == "stalled" else "info")
+
+    def _on_bridge_skipped(self, count: int) -> None:
+        """Output the window could not show in time is said on a line of its own, in the learner's language."""
+        self._transcript().add_message(lambda: tr(
+            "[… {n} characters of output skipped: the lesson printed faster than they could be shown …]",
+            n=f"{count:,}"), "info")
 
     def _on_bridge_paused(self, snapshot: dict[str, Any]) -> None:
         """A pause: the run records it (and the step in view shows it); then what the window itself says of it."""

@@ -51,6 +51,9 @@ class SessionBridge(QObject):
     """The run is over; the :class:`~app.messages.Ended` message."""
     noticed = Signal(str, str)
     """The engine has something to tell while the lesson runs: kind and text (see :class:`~app.messages.Notice`)."""
+    skipped = Signal(int)
+    """The lesson printed faster than the window could show: this many characters of its output, before the
+    output that follows, are not shown."""
 
     _message_arrived = Signal(int, object)
 
@@ -63,7 +66,6 @@ class SessionBridge(QObject):
         self._dropped = 0
         self._pending_lock = threading.Lock()
         self._queued = 0  # messages handed to the GUI thread and not delivered yet
-        self._open_line: int | None = None  # the run whose output, as emitted so far, ends inside a line
         self._flush_timer = QTimer(self, singleShot=True, interval=30)
         self._flush_timer.timeout.connect(self._flush_output)
         self._message_arrived.connect(self._on_message_arrived)
@@ -116,7 +118,7 @@ class SessionBridge(QObject):
         if generation != self.session.generation:
             return  # another run started since: this message is of a run no panel shows any more
         (pending, dropped), message = item
-        self._emit_output(generation, pending, dropped)
+        self._emit_output(pending, dropped)
         if isinstance(message, m.Paused):
             self.paused.emit(message.snapshot)
         elif isinstance(message, m.Started):
@@ -136,14 +138,11 @@ class SessionBridge(QObject):
                 return
             generation = self.session.generation
             pending, dropped = self._take_pending(generation)
-        self._emit_output(generation, pending, dropped)
+        self._emit_output(pending, dropped)
 
-    def _emit_output(self, generation: int, pending: list[tuple[str, str]], dropped: int) -> None:
-        if dropped:  # on a line of its own, even when what it skipped was the middle of a long line
-            start = "\n" if self._open_line == generation else ""
-            self.output.emit("native", f"{start}[… {dropped:,} characters of output skipped: the lesson printed "
-                                       "faster than they could be shown …]\n")
-            self._open_line = None
+    def _emit_output(self, pending: list[tuple[str, str]], dropped: int) -> None:
+        if dropped:
+            self.skipped.emit(dropped)
         merged: list[list[str]] = []
         for stream, text in pending:
             if merged and merged[-1][0] == stream:
@@ -152,5 +151,3 @@ class SessionBridge(QObject):
                 merged.append([stream, text])
         for stream, text in merged:
             self.output.emit(stream, text)
-        if merged:
-            self._open_line = None if merged[-1][1].endswith("\n") else generation
