@@ -87,6 +87,13 @@ def grad_state(summary: Mapping[str, Any]) -> str:
     return "none"
 
 
+def grad_text(summary: Mapping[str, Any]) -> str:
+    """What a tensor's grad column shows: the gradient's values when ``.grad`` holds one (``[1, -8, 36]``, or
+    ``[64, 32] μ=0.01 σ=0.2``), else the state (a key of :data:`GRAD_STATES`, shown in words)."""
+    grad = summary.get("grad")
+    return value_text(grad) if grad is not None else grad_state(summary)
+
+
 def field_tip(field: str, summary: Mapping[str, Any]) -> str:
     """What a tensor's ``field`` (``shape``, ``requires_grad``, ``grad``, ``_version``…) says of it, in one sentence.
 
@@ -101,7 +108,8 @@ def field_tip(field: str, summary: Mapping[str, Any]) -> str:
         return tr(FIELD_TIPS[field, summary["grad_fn"] is not None])
     if field == "grad":
         state = grad_state(summary)
-        return tr(FIELD_TIPS[field, "not tracked" if state == "none" and not summary["requires_grad"] else state])
+        tip = tr(FIELD_TIPS[field, "not tracked" if state == "none" and not summary["requires_grad"] else state])
+        return f"{tip}\n{full_text(summary['grad'])}" if state == "has grad" else tip
     return tr(FIELD_TIPS[field]) if field in FIELD_TIPS else ""
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.events import Event
 from app.i18n import N_, tr
-from app.value_text import GRAD_STATES, describe_change, field_tip, grad_state, is_tensor, summary_line, value_tip
+from app.value_text import GRAD_STATES, describe_change, field_tip, grad_text, is_tensor, summary_line, value_tip
 from app.value_tree import GLOBALS, LOCALS, child_path, children, groups, summaries_by_path
 
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
@@ -29,7 +29,7 @@ HEADER_TIPS = [
     N_("whether autograd records the operations done with this tensor"),
     N_("whether this tensor was created directly rather than computed from others"),
     N_("the autograd node that produced this tensor"),
-    N_("what .grad holds: a gradient, nothing yet, or nothing because the tensor is not a leaf"),
+    N_("what .grad holds: the gradient's values, nothing yet, or nothing because the tensor is not a leaf"),
     N_("how many times the tensor was changed in place"),
 ]
 
@@ -53,7 +53,8 @@ class Row:
         """The row's place among its parent's children."""
         self.children: list[Row] = []
         self.cells: list[str] = [name] + [""] * (len(HEADERS) - 1)
-        """The cell texts by column; the grad column keeps the state (:data:`~app.value_text.GRAD_STATES`)."""
+        """The cell texts by column; the grad column keeps the gradient's values, or the state without one
+        (:data:`~app.value_text.GRAD_STATES`)."""
         self.change = ""
         """What the step that led here changed, in words; '' when nothing did."""
         self.top = top
@@ -74,7 +75,7 @@ def _fill_tensor_cells(row: Row, summary: dict[str, Any]) -> None:
     cells[REQUIRES_GRAD] = str(summary["requires_grad"])
     cells[IS_LEAF] = str(summary["is_leaf"])
     cells[GRAD_FN] = summary["grad_fn"] or "None"
-    cells[GRAD] = grad_state(summary)
+    cells[GRAD] = grad_text(summary)
     cells[VERSION] = str(summary["version"])
 
 

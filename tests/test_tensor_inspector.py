@@ -282,7 +282,8 @@ def test_statistics_from_a_sample_are_marked_in_the_header(inspector):
 
 
 def test_the_header_counts_one_value_and_speaks_chinese_in_chinese(inspector):
-    """A scalar's header said "1 values"; in 中文 the grad state and the chart's axes stayed English."""
+    """A scalar's header said "1 values"; in 中文 the grad state, the statistics and the chart's axes stayed
+    English, and the header said the tensor "has grad" without saying what it is."""
     from app import i18n
 
     inspector.show_tensor("s", summary(torch.tensor(2.5)))
@@ -292,9 +293,18 @@ def test_the_header_counts_one_value_and_speaks_chinese_in_chinese(inspector):
     i18n.set_language("zh")
     inspector.show_tensor("w", summary(w))
     text = inspector.header.text()
-    assert "2 个值" in text and "grad: 有梯度" in text
+    assert "2 个值" in text and "grad: [2, 4]" in text
+    assert "最小值 1 · 最大值 2 · 均值 1.5 · 标准差 0.7071" in text
     axes = inspector.value_panel.plot.getPlotItem()
     assert (axes.getAxis("left").labelText, axes.getAxis("bottom").labelText) == ("值", "索引")
+
+
+def test_the_value_axis_counts_in_the_values_own_units(inspector):
+    """w = 0.8352 was drawn as a bar to 800 on an axis labelled "value (x0.001)"."""
+    inspector.show_tensor("w", summary(torch.tensor([0.8352])))
+    axis = inspector.value_panel.plot.getPlotItem().getAxis("left")
+    assert ">value </span>" in axis.labelString() and "x0.001" not in axis.labelString()
+    assert axis.autoSIPrefixScale == 1.0
 
 
 def test_the_plots_right_click_menu_is_ours_and_in_the_interfaces_language(qtbot, inspector):

@@ -105,6 +105,22 @@ def test_every_flag_is_explained_in_one_sentence(view, frame):
     assert all(view.model.headerData(c, Qt.Orientation.Horizontal, tip) for c in range(len(HEADERS)))
 
 
+def test_the_grad_column_shows_the_gradient_a_backward_left(qtbot, view, frame):
+    """Lesson 07 says "compare it with w.grad": the column said "has grad", and the value was nowhere in Variables."""
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (w ** 3 - 4 * w ** 2 + 0 * w).sum().backward()  # d/dw = 3w² - 8w: [-5, -4, 3]
+    big = torch.ones(8, 16, requires_grad=True)
+    (big * torch.arange(128.0).reshape(8, 16)).sum().backward()
+    view.set_snapshot(frame(w=w, big=big, fresh=torch.ones(2, requires_grad=True)), {})
+    assert cell(view, ":w", GRAD) == "[-5, -4, 3]"
+    assert cell(view, ":big", GRAD) == "[8, 16] μ=63.5 σ=37.09"
+    assert cell(view, ":fresh", GRAD) == "none"
+    tip = cell(view, ":big", GRAD, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(".grad holds the gradient") and "127" in tip  # every value, up to a few hundred
+    click_row(qtbot, view, ":w")
+    assert "grad\u00a0[-5, -4, 3]" in view.details.text()
+
+
 def test_nan_and_inf_turn_the_value_red_with_a_badge(view, frame):
     bad = torch.tensor([1.0, float("nan"), float("inf"), float("nan")])
     view.set_snapshot(frame(bad=bad, good=torch.ones(2)), {})
@@ -389,7 +405,7 @@ def test_a_non_leaf_that_retained_its_grad_shows_it_after_backward(window_on, qt
     window.commands.run_to_cursor()
     wait_paused(qtbot, window, 6)
     view = window.variables_view
-    assert cell(view, ":h", GRAD) == "has grad"
+    assert cell(view, ":h", GRAD) == "[1, 1]"
     assert window.run.live["vars"]["h"]["grad"]["values"].tolist() == [1.0, 1.0]
 
 

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import N_, tr
-from app.value_text import grad_state
+from app.value_text import GRAD_STATES, grad_text
 from widgets.colours import tint
 from widgets.theme import follow_palette
 from widgets.variables_view import CHANGE_AMBER, alarm_red
@@ -63,6 +63,8 @@ IMAGE_SIDE = 600
 #: Bytes of earlier arrays kept to highlight what changed.
 HISTORY_BYTES = 256 * 1024 * 1024
 PLACEHOLDER = N_("Select a tensor in Variables to inspect it")
+#: The statistics the header spells out, by summary key, with their names in words.
+STAT_LABELS = (("min", N_("min")), ("max", N_("max")), ("mean", N_("mean")), ("std", N_("std")))
 #: Pixels around a cell's text, and values measured to size a column.
 CELL_PADDING = 14
 WIDTH_SAMPLE = 2000
@@ -304,6 +306,8 @@ class ArrayPlot(pg.PlotWidget):
         item.setMenuEnabled(False)  # the ViewBox's and the PlotItem's menus
         item.hideButtons()
         self.scene().contextMenu = []  # the scene's "Export..."
+        for name in ("left", "bottom"):  # ticks in the values' own units: 0.8, not 800 under "value (x0.001)"
+            item.getAxis(name).enableAutoSIPrefix(False)
         self._image = pg.ImageItem(axisOrder="row-major")
         self._bar: pg.ColorBarItem | None = None
         self._grid = False
@@ -506,6 +510,12 @@ class ArrayPanel(QWidget):
         return self._stack.currentWidget() is self.message
 
 
+def _grad_words(summary: dict[str, Any]) -> str:
+    """What ``.grad`` holds, for the header: the gradient's values, or its state in words."""
+    text = grad_text(summary)
+    return tr(GRAD_STATES[text]) if text in GRAD_STATES else text
+
+
 def _size_text(nbytes: int) -> str:
     for unit in ("B", "KB", "MB"):
         if nbytes < 1024:
@@ -690,11 +700,11 @@ class TensorInspector(QWidget):
         line1 = (f"<b>{html.escape(self._expression or '')}</b> &nbsp; {kind}[{shape}] · {s['dtype']} · "
                  f"{layout}{s['device']} · {count} · {_size_text(s['nbytes'])}")
         line2 = (f"requires_grad {s['requires_grad']} · is_leaf {s['is_leaf']} · grad_fn {s['grad_fn']} · "
-                 f"_version {s['version']} · grad: {tr(grad_state(s))}")
+                 f"_version {s['version']} · grad: {html.escape(_grad_words(s))}")
         stats = []
         if s.get("min") is not None:
             eq = "≈" if s.get("stats_sampled") else ""  # statistics of a sample of the values
-            stats = [f"{name} {eq}{s[name]:.4g}" for name in ("min", "max", "mean", "std")]
+            stats = [f"{tr(label)} {eq}{s[name]:.4g}" for name, label in STAT_LABELS]
             if eq:
                 stats.append(tr("(from a sample)"))
         red = alarm_red().name()
