@@ -200,3 +200,28 @@ def test_a_verdict_shows_the_note_below_early_only_when_it_explains_the_answer(v
     view.explain(line, expression)
     assert view.explaining is early
     assert (heading in view.text()) if early else (view.text() == before and heading in before)
+
+
+def test_a_heading_stays_bold_after_its_inline_code(qtbot):
+    """Lesson 07's "A vector root needs a `gradient`: the vector-Jacobian product" went plain after `gradient`:
+    Qt's Markdown reader drops a heading's weight after a code span."""
+    from PySide6.QtGui import QFont
+
+    path = LESSONS / "07_backward.py"
+    (section,) = [s for s in parse_lesson(path).notes if "A vector root needs a `gradient`" in s.text["en"]]
+    view = NotesView()
+    qtbot.addWidget(view)
+    view.set_source(path.read_text(encoding="utf-8"))
+    view.show_line(section.end_line + 1)  # the code under the notes
+    document = view.browser.document()
+    blocks = [document.findBlockByNumber(n) for n in range(document.blockCount())]
+    (heading,) = [b for b in blocks if b.text().replace("\u200b", "").startswith("A vector root needs a gradient")]
+    assert heading.blockFormat().headingLevel() == 2
+    weights = []
+    it = heading.begin()
+    while not it.atEnd():
+        weights.append((it.fragment().text(), it.fragment().charFormat().fontWeight()))
+        it += 1
+    assert len(weights) >= 3 and all(weight == QFont.Weight.Bold for _, weight in weights), weights
+    body = heading.next()
+    assert body.begin().fragment().charFormat().fontWeight() != QFont.Weight.Bold

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtGui import QResizeEvent, QTextBlock, QTextCharFormat, QTextCursor, QTextFormat, QTextOption
+from PySide6.QtGui import (
+    QFont,
+    QResizeEvent,
+    QTextBlock,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextOption,
+)
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from app.code_lines import prints_only
@@ -219,6 +228,7 @@ class NotesView(QWidget):
         if text != self._shown:
             self._shown = text
             self.browser.setMarkdown(breakable_code(text))
+            bold_headings(self.browser.document())
             self._size_headings()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -244,6 +254,20 @@ class NotesView(QWidget):
                 if not broken_words(block) and not overflows(block):
                     break
             block = block.next()
+
+
+def bold_headings(document: QTextDocument) -> None:
+    """Make every heading bold to its end: Qt's Markdown reader drops the weight after a code span in a heading
+    (``## A vector root needs a `gradient`: the vector-Jacobian product`` went plain after ``gradient``)."""
+    bold = QTextCharFormat()
+    bold.setFontWeight(QFont.Weight.Bold)
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel():
+            cursor = QTextCursor(block)
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(bold)
+        block = block.next()
 
 
 def overflows(block: QTextBlock) -> bool:
