@@ -10,12 +10,72 @@ Features
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.i18n import tr
 from app.lesson_format import LessonInfo
 from app.progress import LessonProgress
+
+#: Pixels between a row's edges and its text.
+TEXT_MARGIN = 3
+
+
+class WrappedRowDelegate(QStyledItemDelegate):
+    """Rows of wrapped text, measured and drawn at the same width.
+
+    Qt's list measures a wrapped row at one width and draws it at a narrower one: a title that
+    wrapped to a second line pushed the row's last line (the learner's progress) out, and
+    the summary ended in "…". Here a row is as wide as the list's viewport, and its text is
+    wrapped at that width, less :data:`TEXT_MARGIN` on each side, both when it is measured and
+    when it is drawn.
+    """
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def text_width(self) -> int:
+        """The width a row's text wraps at: the viewport's, less the rows' spacing and the text's margins."""
+        return self.view.viewport().width() - 2 * self.view.spacing() - 2 * TEXT_MARGIN
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        text = index.data() or ""
+        bounds = option.fontMetrics.boundingRect(QRect(0, 0, max(self.text_width(), 1), 1 << 20),
+                                                 Qt.TextFlag.TextWordWrap, text)
+        return QSize(self.text_width() + 2 * TEXT_MARGIN, bounds.height() + 2 * TEXT_MARGIN)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem,
+              index: QModelIndex | QPersistentModelIndex) -> None:
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        text, item.text = item.text, ""
+        style = item.widget.style() if item.widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, item.widget)  # background, focus
+        selected = bool(item.state & QStyle.StateFlag.State_Selected)
+        group = (QPalette.ColorGroup.Normal if item.state & QStyle.StateFlag.State_Active
+                 else QPalette.ColorGroup.Inactive)
+        painter.save()
+        painter.setPen(item.palette.color(group, QPalette.ColorRole.HighlightedText if selected
+                                          else QPalette.ColorRole.Text))
+        painter.setFont(item.font)
+        area = QRect(item.rect.left() + TEXT_MARGIN, item.rect.top() + TEXT_MARGIN, self.text_width(),
+                     item.rect.height() - 2 * TEXT_MARGIN)
+        painter.drawText(area, int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop),
+                         text)
+        painter.restore()
 
 
 class LessonBrowser(QWidget):
@@ -31,6 +91,8 @@ class LessonBrowser(QWidget):
         self.list = QListWidget(self)
         self.list.setAccessibleName(tr("Lessons"))
         self.list.setWordWrap(True)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)  # rows measured again at each width
+        self.list.setItemDelegate(WrappedRowDelegate(self.list))
         self.list.setAlternatingRowColors(True)
         self.list.setSpacing(1)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
