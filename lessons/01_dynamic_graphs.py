@@ -95,8 +95,8 @@ print("intermediate c (print it like any value):", c)
 # %% [markdown]
 # [en]
 # ## The log of a negative number
-# `data - 1.0` has a negative entry, and the next line takes its `torch.log`. Will that
-# line raise, or will the program carry on with something in that entry?
+# `data - 1.0` has two negative entries, and the next line takes its `torch.log`. Will that
+# line raise, or will the program carry on with something in those entries?
 #
 # - Step over the lines one by one and watch the Variables view; nothing else stops you.
 # - `first_with_nan` checks each intermediate with `torch.isnan` ("not a number") in the
@@ -104,8 +104,8 @@ print("intermediate c (print it like any value):", c)
 #   `first_nan = first_with_nan(steps)` runs, GradStep asks which one it finds.
 # [zh]
 # ## 对负数取对数
-# `data - 1.0` 里有一个负数，下一行对它取 `torch.log`。这一行会抛出异常，
-# 还是程序会带着那个位置上的某个值继续运行？
+# `data - 1.0` 里有两个负数，下一行对它取 `torch.log`。这一行会抛出异常，
+# 还是程序会带着那两个位置上的某个值继续运行？
 #
 # - 逐行单步执行，同时观察变量视图；没有别的东西会拦住你。
 # - `first_with_nan` 按计算顺序用 `torch.isnan`（NaN 即 Not a Number，非数值）检查每个中间结果，

@@ -154,3 +154,13 @@ def test_clip_grad_norm_scales_by_max_norm_over_the_norm_plus_1e_6_clamped_at_1(
     en, zh = notes("18", "en"), notes("18", "zh")
     assert "max_norm / (norm_before + 1e-6), a factor clamped at 1" in en and "max_norm / norm_before:" not in en
     assert "max_norm/(norm_before+1e-6)，这个比例最大取1" in zh and "max_norm/norm_before：" not in zh
+
+
+def test_lesson_01_counts_the_negative_entries_its_log_turns_into_nan():
+    """The notes said `data - 1.0` has "a negative entry"; it has two, and `logged` shows two NaNs."""
+    shifted = torch.tensor([2.0, 0.5, 3.0, -1.0]) - 1.0  # lesson 01's data
+    assert int((shifted < 0).sum()) == 2 and int(torch.log(shifted).isnan().sum()) == 2
+    source = (LESSONS / "01_dynamic_graphs.py").read_text(encoding="utf-8")
+    assert "data = torch.tensor([2.0, 0.5, 3.0, -1.0])" in source
+    assert "has two negative entries" in notes("01", "en") and "a negative entry" not in notes("01", "en")
+    assert "里有两个负数" in notes("01", "zh") and "一个负数" not in notes("01", "zh")
