@@ -140,6 +140,15 @@ class VariableRows:
         """The row with ``path``, or None."""
         return self._by_path.get(path)
 
+    def new_names(self) -> list[Row]:
+        """The variables the step that led here made (names the step before did not have), in tree order;
+        none when there is no step before to compare with."""
+        if self._previous is None:
+            return []
+        return [row for row in self.root.walk()  # a variable's row: its parent is a group (or the root)
+                if row.summary is not None and row.parent is not None and row.parent.summary is None
+                and row.path not in self._previous]
+
     def paths(self) -> list[str]:
         """Every row's path, in tree order."""
         return [row.path for row in self.root.walk()][1:]

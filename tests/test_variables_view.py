@@ -121,6 +121,28 @@ def test_the_grad_column_shows_the_gradient_a_backward_left(qtbot, view, frame):
     assert "grad\u00a0[-5, -4, 3]" in view.details.text()
 
 
+def test_a_variable_the_step_made_below_the_rows_in_view_is_brought_into_sight(qtbot, view, frame):
+    """Lesson 01 past line 184: leaf and safe_root appeared under the rows in view, and the table kept showing
+    a to result, so the learner did not see what the line made."""
+    view.resize(700, 220)
+    values = {f"v{i:02d}": torch.full((2,), float(i)) for i in range(30)}
+    first = frame(**values)
+    view.set_snapshot(first, {})
+    tree = view.tree
+
+    def in_sight(path: str) -> bool:
+        return tree.viewport().rect().intersects(tree.visualRect(view.model.index_for_path(path)))
+
+    assert in_sight(":v00") and not in_sight(":v29")
+    second = {**first, "leaf": frame(leaf=torch.ones(3, requires_grad=True))["leaf"]}
+    view.set_snapshot(second, {}, {"vars": first, "globals": {}})
+    qtbot.waitUntil(lambda: in_sight(":leaf"))
+    tree.scrollToTop()  # the learner looks at the top again: a step that makes nothing new leaves the view alone
+    third = {**second, "v05": frame(v05=torch.zeros(2))["v05"]}
+    view.set_snapshot(third, {}, {"vars": second, "globals": {}})
+    assert in_sight(":v00") and not in_sight(":leaf")
+
+
 def test_nan_and_inf_turn_the_value_red_with_a_badge(view, frame):
     bad = torch.tensor([1.0, float("nan"), float("inf"), float("nan")])
     view.set_snapshot(frame(bad=bad, good=torch.ones(2)), {})

@@ -393,6 +393,15 @@ class VariablesView(QWidget):
             step, another frame, another run).
         """
         self._keep_place(lambda: self.rows.set_snapshot(variables, globals_, before))
+        self._show_new_names()
+
+    def _show_new_names(self) -> None:
+        """Bring the variables the step made into sight when none of them is: a line that made ``leaf`` below the
+        rows in view showed the rows above and nothing of what it did."""
+        new = [self.model.index_for_path(row.path) for row in self.rows.new_names()]
+        viewport = self._tree.viewport().rect()
+        if new and not any(viewport.intersects(self._tree.visualRect(index)) for index in new):
+            self._tree.scrollTo(new[-1], QAbstractItemView.ScrollHint.EnsureVisible)
 
     def retranslate(self) -> None:
         """Show the headers, the filter's placeholder and the tooltips in the current language."""
