@@ -105,6 +105,9 @@ class BackwardForm:
         self.paused = True
         self.why_off = "running"
         """What keeps the requests off: ``running``, ``past``, ``ended`` or ``stopped``."""
+        self.predicting = False
+        """A prediction about the paused line waits for its answer: a preview or a backward would give it away
+        (and a backward would change the ``.grad`` the line is about)."""
         self.shown: tuple[str, Mapping[str, Any]] | None = None
         """The result on screen: its kind (``preview``, ``backward``, ``grad``) and the engine's dict."""
         self.step: int | None = None
@@ -220,6 +223,17 @@ class BackwardForm:
             self._set_freshness(("earlier", None))
         self.why_off = why
         self.state_changed.emit()
+
+    @property
+    def open(self) -> bool:
+        """Whether requests can go now: the lesson is paused, and no prediction waits for its answer."""
+        return self.paused and not self.predicting
+
+    def set_predicting(self, predicting: bool) -> None:
+        """A prediction about the paused line is asked (True) or answered or skipped (False)."""
+        if predicting != self.predicting:
+            self.predicting = predicting
+            self.state_changed.emit()
 
     def show_step(self, step: Step) -> None:
         """The step in view: a live pause offers its tensors as roots; otherwise requests are off, and say why."""

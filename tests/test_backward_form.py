@@ -220,6 +220,20 @@ def test_a_step_before_the_result_hides_it_and_stops_its_replay():
     assert not form.hidden and form.shown is not None
 
 
+def test_requests_wait_while_a_prediction_about_the_line_is_open():
+    form = Lesson().form
+    form.set_state(True)
+    told = listened(form, "state_changed")
+    form.set_predicting(True)
+    assert form.paused and not form.open
+    form.set_predicting(True)  # asked again (a verdict above the next question): no news
+    form.set_predicting(False)
+    assert form.open and told["state_changed"].call_count == 2
+    form.set_predicting(True)
+    form.set_state(False, "past")
+    assert not form.open and form.why_off == "past"
+
+
 # ---- the replay ---------------------------------------------------------------------------------
 
 

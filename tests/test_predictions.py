@@ -9,7 +9,7 @@ import pytest
 import torch
 from conftest import borrow, give_back
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QGraphicsView
+from PySide6.QtWidgets import QApplication, QGraphicsView, QPushButton
 from test_main_window import press, wait_ended, wait_paused
 
 from app import messages as m
@@ -239,6 +239,25 @@ def test_f10_on_an_open_question_runs_nothing_and_esc_skips_it_out_loud(qtbot, w
     press(qtbot, window, Qt.Key.Key_F10)  # now F10 runs the line, and the next question comes
     wait_paused(qtbot, window, S_LINE)
     assert bar.asking and "s.grad_fn" in bar_text(window) and bar.verdict is None
+
+
+def test_the_backward_panel_gives_nothing_away_while_a_question_waits(qtbot, window):
+    """Lesson 07 asks "what will w.grad be?" at loss.backward(); Backward > Preview gradients answered it, and Run
+    backward() would have changed the .grad the line is about."""
+    press(qtbot, window, Qt.Key.Key_F8)
+    wait_paused(qtbot, window, H_LINE)
+    panel = window.backward_panel
+    window.window_layout.go_to("backward")
+    buttons = [b for b in panel.findChildren(QPushButton) if b.text() in ("Preview gradients", "Run backward()")]
+    assert len(buttons) == 2
+    assert not any(b.isEnabled() for b in buttons)
+    assert all(b.toolTip() == "Not while a prediction waits for its answer" for b in buttons)
+    assert panel.state_label.text().startswith("Predict first: answer or skip the question above the code")
+    window.set_language("zh")
+    assert panel.state_label.text().startswith("先预测：回答或跳过代码上方的问题")
+    window.set_language("en")
+    press(qtbot, window, Qt.Key.Key_Escape)  # skipped: the panel is the learner's again
+    assert all(b.isEnabled() for b in buttons) and not panel.state_label.isVisible()
 
 
 def test_record_to_end_says_how_many_predictions_it_passed_unasked(qtbot, window):

@@ -57,7 +57,9 @@ def _set_text(edit: QLineEdit, text: str) -> None:
 
 
 def _off_reason(form: BackwardForm) -> str:
-    return "" if form.paused else tr("Only while the lesson is paused")
+    if form.open:
+        return ""
+    return tr("Not while a prediction waits for its answer") if form.paused else tr("Only while the lesson is paused")
 
 
 class BackwardTab(QWidget):
@@ -210,7 +212,7 @@ class BackwardTab(QWidget):
         has_root = self.form.root is not None
         reason = _off_reason(self.form)
         for button, tip in ((self.preview_button, PREVIEW_TIP), (self.backward_button, BACKWARD_TIP)):
-            button.setEnabled(self.form.paused and has_root)
+            button.setEnabled(self.form.open and has_root)
             button.setToolTip(reason or (tr(tip) if has_root else tr("No tensor of this frame requires grad")))
 
     # ---- the learner's input --------------------------------------------------------------
@@ -331,7 +333,7 @@ class GradTab(QWidget):
         self.grad_free_warning.setVisible(request.frees_graph)
 
     def _on_form_state_changed(self) -> None:
-        self.grad_button.setEnabled(self.form.paused)
+        self.grad_button.setEnabled(self.form.open)
         self.grad_button.setToolTip(_off_reason(self.form) or tr(GRAD_TIP, results=RESULTS_NAME))
 
     def _on_grad_button_clicked(self) -> None:

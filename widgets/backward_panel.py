@@ -80,6 +80,8 @@ OFF_TEXT = {
     "stopped": N_("The lesson is not running: start it (F5) and step to a line, then backward() "
                   "and autograd.grad run in the paused frame."),
 }
+PREDICTING_TEXT = N_("Predict first: answer or skip the question above the code (Esc skips). A preview or a "
+                     "backward now would show, and change, what the line is about.")
 LATER_TEXT = N_("The result of the live step was computed at step {step}, after the step in view: "
                 "Go to Live to see it again.")
 FREED_NOTE = N_("the graph's saved tensors were freed: a second backward needs retain_graph=True")
@@ -392,7 +394,8 @@ class BackwardPanel(QWidget):
     def _show_off_text(self) -> None:
         """Why requests are off (nothing while paused), and where a hidden later result came from."""
         form = self.form
-        text = "" if form.paused else tr(OFF_TEXT.get(form.why_off, OFF_TEXT["running"]))
+        text = tr(PREDICTING_TEXT) if form.paused and form.predicting else \
+            "" if form.paused else tr(OFF_TEXT.get(form.why_off, OFF_TEXT["running"]))
         if form.hidden:
             text += " " + tr(LATER_TEXT, step=form.step + 1)
         self.state_label.setText(text)

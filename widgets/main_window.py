@@ -245,6 +245,7 @@ class MainWindow(QMainWindow):
         self.backward_panel.drill_judged.connect(lambda _verdict: self._show_progress())
         self.prediction_bar.answered.connect(self._on_prediction_bar_answered)
         self.prediction_bar.skipped.connect(self._on_prediction_bar_skipped)
+        self.prediction_bar.asking_changed.connect(self.backward_panel.form.set_predicting)
         self.lesson_browser.progress_reset_requested.connect(self._on_lesson_browser_progress_reset_requested)
 
     # ---- files --------------------------------------------------------------------------

@@ -76,6 +76,8 @@ class PredictionBar(QFrame):
     """The learner answered (free text or a choice): run the line, then judge it."""
     skipped = Signal(object)
     """The learner chose to go on without predicting the :class:`~app.lesson_format.Prediction` asked."""
+    asking_changed = Signal(bool)
+    """A question opened (True) or closed (False): answered, skipped, or the bar dismissed."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,6 +146,7 @@ class PredictionBar(QFrame):
         self._retranslate()
         self.show()
         self.focus_answer()
+        self.asking_changed.emit(True)
 
     def focus_answer(self) -> None:
         """Put the keyboard focus where the open question is answered."""
@@ -157,9 +160,12 @@ class PredictionBar(QFrame):
 
     def dismiss(self) -> None:
         """Close the bar: no open question, no verdict."""
+        was_asking = self.prediction is not None
         self.prediction = self.verdict = None
         self._drop_choices()
         self.hide()
+        if was_asking:
+            self.asking_changed.emit(False)
 
     def _drop_choices(self) -> None:
         """Take the last question's choice buttons out at once (deleted later, out of sight meanwhile)."""
