@@ -367,6 +367,24 @@ def test_skipped_output_is_said_in_the_chosen_language_and_follows_a_change(qtbo
             in window.console.output.toPlainText().splitlines())
 
 
+def test_a_run_that_ended_without_pausing_does_not_ask_for_a_tensor_that_requires_grad(qtbot, window, tmp_path):
+    """After F8 the graph said "No tensor requires grad yet: step over a line that creates one", though the lesson
+    had made one: the run had ended, and no step of it holds tensors to draw."""
+    lesson = tmp_path / "to_end.py"
+    lesson.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = (x * 2).sum()\n", encoding="utf-8")
+    window.open_file(lesson)
+    empty = window.graph_view.findChild(QLabel, "graph_empty_message")
+    press(qtbot, window, Qt.Key.Key_F8)
+    assert wait_ended(qtbot, window).status == "ok"
+    assert empty.isVisible() and empty.text().startswith("The run ended without pausing")
+    window.set_language("zh")
+    assert not empty.text().startswith("The run ended")
+    window.set_language("en")
+    press(qtbot, window, Qt.Key.Key_F10)  # a new run, paused at its first line: nothing requires grad yet
+    wait_paused(qtbot, window, 1)
+    assert empty.text().startswith("No tensor requires grad yet")
+
+
 def test_notes_follow_the_line_in_the_chosen_language(qtbot, tmp_path):
     settings.use_file(str(tmp_path / "settings.ini"))
     try:

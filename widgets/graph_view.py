@@ -69,6 +69,7 @@ from PySide6.QtWidgets import (
 from app.graph_format import reachable
 from app.graph_model import GraphModel
 from app.i18n import N_, join_words, tr
+from app.shown_step import Step
 from widgets.colours import readable_color
 from widgets.graph_details import code_spans, node_details
 from widgets.graph_export import write_png, write_svg
@@ -88,6 +89,9 @@ SIDE_DETAILS_ASPECT = 3.0
 DETAILS_SHARE = 0.22
 SIDE_DETAILS_MAX = 380
 EMPTY_TEXT = N_("No tensor requires grad yet: step over a line that creates one with requires_grad=True.")
+#: The empty-state text once a run ended without a pause: no step of it holds tensors to draw.
+ENDED_TEXT = N_("The run ended without pausing, so no step of it holds tensors to draw. Step through the lesson "
+                "(F10) to watch its graph grow line by line.")
 #: The empty-state text in a function that a backward pass called (a hook): its own variables hold no graph.
 BACKWARD_TEXT = N_("backward() is running and called this function: autograd runs it with grad mode off, and none "
                    "of its variables requires grad, so it has no graph of its own. The graph backward is walking "
@@ -164,6 +168,7 @@ class GraphView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._toolbar)
         layout.addWidget(self._splitter)
+        self._ended_unpaused = False  # the run in view ended without a pause (see show_step)
         model.replaced.connect(self._on_model_replaced)
         model.changed.connect(self._on_model_changed)
         model.selected_changed.connect(self._on_model_selected_changed)
@@ -344,6 +349,13 @@ class GraphView(QWidget):
         return write_svg(self._scene, self._scene.text_layer, self._scene.content_rect().adjusted(-20, -20, 20, 20),
                          path, TEXT_MIN_SCALE)
 
+    def show_step(self, step: Step) -> None:
+        """Follow the step in view: a run that ended without a pause says so instead of asking for a requires_grad."""
+        ended_unpaused = step.over and step.snapshot is None
+        if ended_unpaused != self._ended_unpaused:
+            self._ended_unpaused = ended_unpaused
+            self._on_model_leaves_waiting()
+
     def retranslate(self) -> None:
         """Set the toolbar, the empty-state message, the boxes' labels and the details again in the current language."""
         self._texts.apply()
@@ -472,7 +484,9 @@ class GraphView(QWidget):
         """Say why the graph is empty: no tensor requires grad, those that do have no node yet, or a backward
         pass called this function (a hook), whose graph is its caller's."""
         names, used = self.model.waiting_leaves, self.model.used_leaves
-        if self.model.in_backward:
+        if self._ended_unpaused:
+            self._empty.setText(tr(ENDED_TEXT))
+        elif self.model.in_backward:
             self._empty.setText(tr(BACKWARD_TEXT))
         elif not names:
             self._empty.setText(tr(EMPTY_TEXT))

@@ -219,7 +219,8 @@ class MainWindow(QMainWindow):
         self.bridge.ended.connect(self._on_bridge_ended)
         self.bridge.noticed.connect(self._on_bridge_noticed)
         self.bridge.skipped.connect(self._on_bridge_skipped)
-        for view in (self.code_view, self.stack_view, self.notes_view, self.console, self.backward_panel.form):
+        for view in (self.code_view, self.stack_view, self.notes_view, self.console, self.backward_panel.form,
+                     self.graph_view):
             self.shown.changed.connect(view.show_step)
         self.shown.changed.connect(self._on_shown_changed)
         self.node_list.details_requested.connect(lambda _node: self.window_layout.go_to("graph"))
