@@ -378,7 +378,7 @@ def test_a_run_that_ended_without_pausing_does_not_ask_for_a_tensor_that_require
     assert wait_ended(qtbot, window).status == "ok"
     assert empty.isVisible() and empty.text().startswith("The run ended without pausing")
     window.set_language("zh")
-    assert not empty.text().startswith("The run ended")
+    assert empty.text().startswith("这次运行没有暂停就结束了")
     window.set_language("en")
     press(qtbot, window, Qt.Key.Key_F10)  # a new run, paused at its first line: nothing requires grad yet
     wait_paused(qtbot, window, 1)
