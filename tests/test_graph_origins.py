@@ -233,3 +233,23 @@ def test_a_collapsed_box_of_one_node_says_one_node(view, qtbot):
     assert box.members == {lone["id"]}
     click_at(qtbot, view, box.toggle_rect().center())
     assert box.collapsed and box.title() == "line 99 · pass 1 · 1 node"
+
+
+def test_a_leaf_says_which_line_first_used_it_not_which_made_it(view):
+    """Lesson 01: the leaves a and w, created on lines 60 and 61, said "made by line 62" (the line of a * w): autograd
+    makes a leaf's node when an operation first uses the tensor, and the details now say so."""
+    from app import i18n
+
+    graph, diffs = rnn_with_origins(2, module="model.rnn")
+    view.model.set_graph(graph)
+    leaf = next(node for node in diffs[0]["added"] if node["kind"] == "leaf")
+    view.model.select(leaf["id"])
+    details = view.findChild(QPlainTextEdit, "graph_details").toPlainText()
+    line = leaf["origin"]["line"]
+    assert (f"first used by line {line}, pass 1: autograd makes a leaf's node when an operation first uses the "
+            "tensor") in details
+    assert f"made by line {line}" not in details
+    i18n.set_language("zh")
+    view.retranslate()
+    details = view.findChild(QPlainTextEdit, "graph_details").toPlainText()
+    assert f"第 {line} 行" in details and "首次用到" in details

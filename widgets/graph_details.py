@@ -81,6 +81,19 @@ def unknown_origin_text(unknown: tuple) -> str:
     return tr("ran while continuing")
 
 
+def leaf_origin_text(origin: Mapping[str, Any] | None) -> str:
+    """Where a leaf's node came from: the line that first used the tensor, which is where autograd made the node
+    (``w = torch.ones(3, requires_grad=True)`` makes a tensor, not a node); as :func:`origin_text` when unknown."""
+    if not origin or origin.get("line") is None:
+        return origin_text(origin)
+    where = tr("line {line}", line=origin["line"])
+    if origin.get("pass") is not None:
+        where = tr("{where}, pass {n}", where=where, n=origin["pass"])
+    text = tr("first used by {where}: autograd makes a leaf's node when an operation first uses the tensor",
+              where=where)
+    return tr("{made}, in {module}", made=text, module=origin["module"]) if origin.get("module") else text
+
+
 def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str, Any]] = ()) -> str:
     """Which code made a node: ``made by line 72, pass 2, in model.rnn``, or, made while stepping,
     ``made by `x_t @ W_xh` (Tensor.matmul) on line 72, pass 2, which also made UnsqueezeBackward0 and
@@ -145,7 +158,8 @@ def node_details(node_id: int, node: Mapping[str, Any], names: Sequence[str],
     lines = [f"{node.get('name', '?')}  ·  {kinds.get(node.get('kind'), node.get('kind'))}  ·  "
              f"{tr('node {id}', id=node_id)}"]
     siblings = sorted(siblings, key=lambda sibling: (sibling.get("seq") is None, sibling.get("seq") or 0))
-    made = origin_text(node.get("origin"), siblings)
+    origin = node.get("origin")
+    made = leaf_origin_text(origin) if node.get("kind") == "leaf" else origin_text(origin, siblings)
     if made:
         lines.append(made)
     if names:
