@@ -94,6 +94,11 @@ def grad_text(summary: Mapping[str, Any]) -> str:
     return value_text(grad) if grad is not None else grad_state(summary)
 
 
+def grad_words(text: str) -> str:
+    """A :func:`grad_text` as shown: a state in the interface's language, a gradient's values as they are."""
+    return tr(GRAD_STATES[text]) if text in GRAD_STATES else text
+
+
 def field_tip(field: str, summary: Mapping[str, Any]) -> str:
     """What a tensor's ``field`` (``shape``, ``requires_grad``, ``grad``, ``_version``…) says of it, in one sentence.
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from app.events import Event
 from app.i18n import N_, tr
-from app.value_text import GRAD_STATES, describe_change, field_tip, grad_text, is_tensor, summary_line, value_tip
+from app.value_text import describe_change, field_tip, grad_text, grad_words, is_tensor, summary_line, value_tip
 from app.value_tree import GLOBALS, LOCALS, child_path, children, groups, summaries_by_path
 
 NAME, VALUE, SHAPE, DTYPE, DEVICE, REQUIRES_GRAD, IS_LEAF, GRAD_FN, GRAD, VERSION = range(10)
@@ -167,8 +167,8 @@ class VariableRows:
             if column == VALUE:
                 count = len(row.children)
                 return tr("{n} variable", n=count) if count == 1 else tr("{n} variables", n=count)
-        if column == GRAD and row.cells[column] in GRAD_STATES:
-            return tr(GRAD_STATES[row.cells[column]])
+        if column == GRAD:
+            return grad_words(row.cells[column])
         return row.cells[column]
 
     def tooltip(self, row: Row, column: int) -> str | None:

@@ -394,8 +394,12 @@ class BackwardPanel(QWidget):
     def _show_off_text(self) -> None:
         """Why requests are off (nothing while paused), and where a hidden later result came from."""
         form = self.form
-        text = tr(PREDICTING_TEXT) if form.paused and form.predicting else \
-            "" if form.paused else tr(OFF_TEXT.get(form.why_off, OFF_TEXT["running"]))
+        if form.open:
+            text = ""
+        elif form.paused:  # a prediction waits for its answer
+            text = tr(PREDICTING_TEXT)
+        else:
+            text = tr(OFF_TEXT.get(form.why_off, OFF_TEXT["running"]))
         if form.hidden:
             text += " " + tr(LATER_TEXT, step=form.step + 1)
         self.state_label.setText(text)

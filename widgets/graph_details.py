@@ -86,11 +86,18 @@ def leaf_origin_text(origin: Mapping[str, Any] | None) -> str:
     (``w = torch.ones(3, requires_grad=True)`` makes a tensor, not a node); as :func:`origin_text` when unknown."""
     if not origin or origin.get("line") is None:
         return origin_text(origin)
+    return _in_module(tr("first used by {where}: autograd makes a leaf's node when an operation first uses the tensor",
+                         where=_where(origin)), origin)
+
+
+def _where(origin: Mapping[str, Any]) -> str:
+    """``line 72, pass 2`` (or ``line 72`` when the pass is not known) of an origin that names its line."""
     where = tr("line {line}", line=origin["line"])
-    if origin.get("pass") is not None:
-        where = tr("{where}, pass {n}", where=where, n=origin["pass"])
-    text = tr("first used by {where}: autograd makes a leaf's node when an operation first uses the tensor",
-              where=where)
+    return tr("{where}, pass {n}", where=where, n=origin["pass"]) if origin.get("pass") is not None else where
+
+
+def _in_module(text: str, origin: Mapping[str, Any]) -> str:
+    """``text``, then the module that ran, when the origin names one."""
     return tr("{made}, in {module}", made=text, module=origin["module"]) if origin.get("module") else text
 
 
@@ -120,16 +127,13 @@ def origin_text(origin: Mapping[str, Any] | None, siblings: Sequence[Mapping[str
     elif unknown is not None:
         text = unknown_origin_text(unknown)
     else:
-        where = tr("line {line}", line=origin["line"])
-        if origin.get("pass") is not None:
-            where = tr("{where}, pass {n}", where=where, n=origin["pass"])
+        where = _where(origin)
         if origin.get("text"):
             text = tr("made by `{code}` ({op}) on {where}", code=" ".join(origin["text"].split()),
                       op=origin.get("op") or tr("an operation"), where=where)
         else:
             text = tr("made by {where}", where=where)
-    if origin.get("module"):
-        text = tr("{made}, in {module}", made=text, module=origin["module"])
+    text = _in_module(text, origin)
     if siblings:
         names = [sibling.get("name", "?") for sibling in siblings[:SIBLINGS_NAMED]]
         if len(siblings) > SIBLINGS_NAMED:

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.i18n import N_, tr
-from app.value_text import GRAD_STATES, grad_text
+from app.value_text import grad_text, grad_words
 from widgets.colours import tint
 from widgets.theme import follow_palette
 from widgets.variables_view import CHANGE_AMBER, alarm_red
@@ -510,12 +510,6 @@ class ArrayPanel(QWidget):
         return self._stack.currentWidget() is self.message
 
 
-def _grad_words(summary: dict[str, Any]) -> str:
-    """What ``.grad`` holds, for the header: the gradient's values, or its state in words."""
-    text = grad_text(summary)
-    return tr(GRAD_STATES[text]) if text in GRAD_STATES else text
-
-
 def _size_text(nbytes: int) -> str:
     for unit in ("B", "KB", "MB"):
         if nbytes < 1024:
@@ -700,7 +694,7 @@ class TensorInspector(QWidget):
         line1 = (f"<b>{html.escape(self._expression or '')}</b> &nbsp; {kind}[{shape}] · {s['dtype']} · "
                  f"{layout}{s['device']} · {count} · {_size_text(s['nbytes'])}")
         line2 = (f"requires_grad {s['requires_grad']} · is_leaf {s['is_leaf']} · grad_fn {s['grad_fn']} · "
-                 f"_version {s['version']} · grad: {html.escape(_grad_words(s))}")
+                 f"_version {s['version']} · grad: {html.escape(grad_words(grad_text(s)))}")
         stats = []
         if s.get("min") is not None:
             eq = "≈" if s.get("stats_sampled") else ""  # statistics of a sample of the values
