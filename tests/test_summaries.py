@@ -137,6 +137,25 @@ def test_a_pause_shows_what_visible_shows_step_after_step_as_values_change_kind(
     assert list(builder.module_variables(namespace)) == ["torch", "f"]
 
 
+def test_a_tensor_that_cannot_be_read_costs_its_own_row_only_step_after_step(monkeypatch):
+    """Plain tensors skip the summarizer's dispatch at every pause (most of a recording's values): one
+    whose reading fails still gets its own explanation, and the others their cached summaries."""
+    builder = SnapshotBuilder()
+    namespace = {"a": torch.ones(2), "b": torch.zeros(3), "n": 4}
+    first = builder.module_variables(namespace)
+    read = builder.summarizer.tensors.summarize
+
+    def failing(tensor):
+        if tensor is namespace["b"]:
+            raise RuntimeError("storage gone")
+        return read(tensor)
+
+    monkeypatch.setattr(builder.summarizer.tensors, "summarize", failing)
+    later = builder.module_variables(namespace)
+    assert later["a"] is first["a"] and later["n"] is first["n"]
+    assert later["b"] == {"type": "Tensor", "repr": "<cannot be shown yet: RuntimeError: RuntimeError('storage gone')>"}
+
+
 def test_the_globals_torch_compile_adds_are_hidden_but_a_learners_underscored_names_are_not():
     """After lesson 10's compile cell, Variables listed __builtins_dict___2, __compiled_fn_1_…, __resume_at_…"""
     namespace = {}

@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any
 
 from app.lesson.bounded_repr import REPR_LIMIT, timed
-from app.lesson.summaries import Summarizer
+from app.lesson.summaries import Summarizer, unreadable
 
 _HIDDEN_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
                  types.MethodType)
@@ -158,10 +158,19 @@ class SnapshotBuilder:
         if show_hidden:
             return {name: summarize(value) for name, value in namespace.items()}
         names = self._names
+        plain_tensor, tensors = self.summarizer.tensor_type, self.summarizer.tensors.summarize
         out = {}
         for name, value in namespace.items():
             shown = names.get(name)
-            if (self._shown_name(name) if shown is None else shown) and not _hidden_kind(type(value)):
+            if not (self._shown_name(name) if shown is None else shown):
+                continue
+            kind = type(value)
+            if kind is plain_tensor:  # Summarizer.summarize's first case, inlined: most of a recording's values
+                try:
+                    out[name] = tensors(value)
+                except Exception as exc:
+                    out[name] = unreadable(value, exc)
+            elif not _hidden_kind(kind):
                 out[name] = summarize(value)
         return out
 

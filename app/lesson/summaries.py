@@ -76,16 +76,17 @@ class TensorSummarizer:
 
     def __init__(self, value_limit: int = VALUE_LIMIT) -> None:
         self.value_limit = value_limit
-        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, the arrays its digest
-        # reads or None, that digest)
-        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, tuple | None, int]] = {}
+        # id(tensor) -> (weakref to it, its key, weakref to its .grad or None, summary, the arrays whose
+        # contents a hit compares or None, those contents)
+        self._cache: dict[int, tuple[weakref.ref, tuple, weakref.ref | None, dict, tuple | None, Any]] = {}
 
     def summarize(self, tensor: Any) -> dict[str, Any]:
         """The summary dict of one tensor (see the README's trace format)."""
         # The cache check runs for every tensor in scope at every step of a recording: inlined,
         # and a leaf's grad_fn (None) and retains_grad (which retain_grad() leaves as it is on a
-        # leaf) are not read.
-        if tensor.is_leaf:
+        # leaf) are not read, nor is is_leaf of a tensor that needs no grad (always a leaf).
+        requires_grad = tensor.requires_grad
+        if not requires_grad or tensor.is_leaf:
             retains, node = False, _NO_NODE
             grad = tensor.grad
         else:
@@ -106,13 +107,13 @@ class TensorSummarizer:
             shape = tensor.shape  # asked first, not is_nested: one getter fewer for every other tensor
         except RuntimeError:  # a strided nested tensor has no sizes
             shape = None
-        key = (version, tensor.requires_grad, retains, node, shape, grad_version)
+        key = (version, requires_grad, retains, node, shape, grad_version)
         key_id = id(tensor)
         hit = self._cache.get(key_id)
         if hit is not None and hit[0]() is tensor and hit[1] == key:
             grad_ref = hit[2]
             if (grad is None) if grad_ref is None else (grad_ref() is grad):
-                if not hit[4] or _digest(hit[4]) == hit[5]:
+                if not hit[4] or _contents(hit[4]) == hit[5]:
                     return hit[3]
                 if grad is not None:  # values changed without a version bump, maybe the .grad's
                     self._cache.pop(id(grad), None)
@@ -123,7 +124,7 @@ class TensorSummarizer:
         except TypeError:
             return summary
         watched = _watched(summary) if summary["requires_grad"] or grad is not None else None
-        self._cache[key_id] = (ref, key, grad_ref, summary, watched, 0 if watched is None else _digest(watched))
+        self._cache[key_id] = (ref, key, grad_ref, summary, watched, None if watched is None else _contents(watched))
         return summary
 
     def _build(self, tensor: Any) -> dict[str, Any]:
@@ -174,34 +175,35 @@ class TensorSummarizer:
 
 _NO_NODE = id(None)  # the grad_fn of a leaf, in a summary's cache key
 
-#: Tensors up to this many elements have their values checked at every cache hit (see :func:`_digest`).
-DIGEST_LIMIT = 4096
+#: Tensors up to this many elements have their values compared at every cache hit (see :func:`_contents`).
+WATCHED_LIMIT = 4096
 
 
 def _watched(summary: dict[str, Any]) -> tuple[Any, ...]:
-    """The value arrays of a tensor summary, and of its ``.grad``'s, that a cache hit checks (see :func:`_digest`)."""
+    """The value arrays of a tensor summary, and of its ``.grad``'s, that a cache hit checks (see :func:`_contents`)."""
     arrays = []
     for part in (summary, summary["grad"]):
-        if part is not None and part["values"] is not None and part["numel"] <= DIGEST_LIMIT:
+        if part is not None and part["values"] is not None and part["numel"] <= WATCHED_LIMIT:
             arrays.append(part["values"])
     return tuple(arrays)
 
 
-def _digest(arrays: tuple[Any, ...]) -> int:
-    """A hash of the values a tensor summary shows, and of those of its ``.grad``, as they are now.
+def _contents(arrays: tuple[Any, ...]) -> bytes | tuple[bytes, ...]:
+    """The bytes of the values a tensor summary shows, and of those of its ``.grad``, as they are now.
 
     ``arrays`` are the summary's :func:`_watched` ones. A small tensor's ``values`` is a view of
     the tensor's memory, so this reads the tensor again. Writes through ``.data``
     (``w.data -= lr * w.grad``, ``w.grad.data.zero_()``) or through a numpy view change values
-    without bumping ``_version``; this is how a cache hit notices them. It is checked for the
-    tensors those idioms are about, the ones that require grad or have a ``.grad`` (a few per
-    lesson: checking every tensor in scope cost a recording 7% more). Larger tensors keep a
-    sample, which is a copy: such writes to them are not seen until the version changes.
+    without bumping ``_version``; comparing these bytes with the ones kept at the summary's
+    making is how a cache hit notices them (exactly, and at a third of the cost of hashing
+    them). It is checked for the tensors those idioms are about, the ones that require grad or
+    have a ``.grad`` (a few per lesson: checking every tensor in scope cost a recording 7%
+    more). Larger tensors keep a sample, which is a copy: such writes to them are not seen
+    until the version changes.
     """
-    digest = 0
-    for values in arrays:
-        digest = digest * 31 + hash(values.tobytes())
-    return digest
+    if len(arrays) == 1:
+        return arrays[0].tobytes()
+    return tuple(values.tobytes() for values in arrays)
 
 
 def own_grad(tensor: Any) -> Any:
@@ -231,7 +233,8 @@ _SCALAR_TEXT = 1000
 SCALAR_LIMIT = 4096
 
 
-def _unreadable(value: Any, exc: Exception) -> dict[str, Any]:
+def unreadable(value: Any, exc: Exception) -> dict[str, Any]:
+    """The summary of a value whose reading raised ``exc``."""
     return {"type": type(value).__name__,
             "repr": f"<cannot be shown yet: {type(exc).__name__}: {bounded_repr(exc, 200)}>"}
 
@@ -259,6 +262,11 @@ class Summarizer:
         self._scalars: dict[tuple, dict[str, Any]] = {}
         self._tensor_type: type | None = None  # torch.Tensor, once the lesson has shown one
 
+    @property
+    def tensor_type(self) -> type | None:
+        """``torch.Tensor`` once a tensor was summarised (exactly of that type, a value needs no other check)."""
+        return self._tensor_type
+
     def summarize(self, value: Any, depth: int = 0) -> dict[str, Any]:
         """Summary of ``value``: always a dict with at least ``type``, even when reading it fails.
 
@@ -273,7 +281,7 @@ class Summarizer:
             try:
                 return self.tensors.summarize(value)
             except Exception as exc:
-                return _unreadable(value, exc)
+                return unreadable(value, exc)
         if kind in _SCALAR_TYPES:
             key = _scalar_key(value)
             if key is not None:
@@ -292,7 +300,7 @@ class Summarizer:
                 return self.tensors.summarize(value)
             return self._summarize(value, depth)
         except Exception as exc:
-            return _unreadable(value, exc)
+            return unreadable(value, exc)
 
     def _summarize(self, value: Any, depth: int) -> dict[str, Any]:
         torch = _torch()
