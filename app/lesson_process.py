@@ -87,6 +87,7 @@ class LessonProcess:
         self.torch_version: str | None = None
         self._send_lock = threading.Lock()
         channel_read, channel_write = os.pipe()
+        current().widen_pipe(channel_read)  # a recording runs ahead of the app: room for its messages
         # Where the OS cannot drain a pipe without waiting, the app makes the output pipes and keeps their
         # write ends, for the fences that stand in (app.lesson_pipes).
         outputs = None if current().selectable_pipes else (os.pipe(), os.pipe())

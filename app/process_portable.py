@@ -61,6 +61,10 @@ class ProcessTree:
             end_descendants(self.process.pid)
 
 
+#: The buffer :meth:`PortableOS.widen_pipe` asks for: about 550 recorded steps of messages, 100 ms of a recording.
+PIPE_BYTES = 1 << 20
+
+
 class PortableOS:
     """The lesson process layer's OS-specific parts, as any OS can do them."""
 
@@ -87,6 +91,16 @@ class PortableOS:
     def tree(self, process: Process) -> ProcessTree:
         """The handle that ends ``process`` (just started) and what it starts."""
         return ProcessTree(process)
+
+    def widen_pipe(self, fd: int) -> int | None:
+        """Give the pipe on ``fd`` a buffer of :data:`PIPE_BYTES` where the OS lets us; its size after, or None
+        where the OS does not tell.
+
+        A recording does not wait for the app at its pauses, so its messages queue in the channel
+        pipe while the app is busy (a garbage collection of a long history held it for 49 ms): in
+        the OS's usual 64 KiB pipe, 35 recorded steps, after which the lesson waits for the app.
+        """
+        return None
 
     # ---- in the lesson process ----------------------------------------------------------
 

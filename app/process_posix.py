@@ -25,7 +25,7 @@ from typing import Any
 
 import psutil
 
-from app.process_portable import PortableOS, Process, ProcessTree
+from app.process_portable import PIPE_BYTES, PortableOS, Process, ProcessTree
 from app.process_tree import END_SECONDS
 
 #: ``prctl`` option that makes the orphaned descendants of the caller its own children (Linux ≥ 3.4).
@@ -104,6 +104,14 @@ class PosixOS(PortableOS):
             return fd
         os.close(fd)
         return moved
+
+    def widen_pipe(self, fd: int) -> int | None:
+        if not hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux only: macOS sizes its pipes itself
+            return None
+        try:
+            return fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:  # above fs.pipe-max-size, or the user's pipe buffers are used up: the usual size
+            return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
 
     def unread(self, fd: int) -> int | None:
         waiting = bytearray(4)

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from app import messages as m
+from app.process_os import portable_forced
 
 MAIN = str(Path(__file__).resolve().parent.parent / "main.py")
 
 #: Finds the lesson's end of the channel (the one pipe it writes to besides its stdout and
-#: stderr, which both go to the stderr pipe) and writes ``DATA`` straight onto it, as a
-#: hostile lesson could.
-WRITE_TO_CHANNEL = """
+#: stderr, which both go to the stderr pipe) as ``fd``.
+FIND_CHANNEL = """
 import fcntl, os, sys, time
 sys.stdout.flush()
 stderr_pipe = os.readlink("/proc/self/fd/2")
@@ -34,6 +34,9 @@ def pipe_of(fd):  # listdir's own directory fd is listed, then closed: it has no
 fd = next(int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) > 2
           and pipe_of(fd).startswith("pipe:") and pipe_of(fd) != stderr_pipe
           and fcntl.fcntl(int(fd), fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY)
+"""
+#: Writes ``DATA`` straight onto the channel, as a hostile lesson could.
+WRITE_TO_CHANNEL = FIND_CHANNEL + """
 os.write(fd, DATA)
 time.sleep(30)
 """
@@ -237,3 +240,16 @@ def test_the_trace_and_the_status_bar_say_the_message_was_malformed(lesson):
     assert end_text(m.Ended("crashed", end["error"], end["exit_code"], end["signal"])) == (
         "The lesson process sent a malformed message (a frame starting with b'garbag'); "
         "the next run starts a fresh one")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or portable_forced(),
+                    reason="pipe buffers are sized on Linux only (F_SETPIPE_SZ), not by the portable process layer")
+def test_the_channel_has_room_for_a_recording_to_run_ahead_of_a_busy_app(session, events, lesson):
+    """A recording does not wait for the app at its pauses, so its messages queue in the channel. In
+    the OS's usual 64 KiB pipe that was 35 steps of bench_history's recording, and the lesson waited
+    for the app 31 times in 60,000 steps, up to 49 ms at a time (2 % of the recording)."""
+    from app.process_portable import PIPE_BYTES
+
+    session.start(lesson(FIND_CHANNEL + "print(fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ))\n"), stop_on_entry=False)
+    assert events.end().status == "ok"
+    assert int(events.output("stdout")) == PIPE_BYTES == 1 << 20

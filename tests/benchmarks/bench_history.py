@@ -150,7 +150,8 @@ def main() -> int:
     print(f"recorded {steps:,} steps in {elapsed:.1f} s: {steps / elapsed:,.0f} steps/s "
           f"(lesson process, transport and history together)")
     print(f"CPU per step: lesson process {lesson_cpu / steps * 1e6:.0f} µs, app process (reader and history) "
-          f"{app_cpu / steps * 1e6:.0f} µs")
+          f"{app_cpu / steps * 1e6:.0f} µs; the lesson process ran {lesson_cpu / elapsed:.0%} of the time "
+          f"(the rest it waited for the app, or for a core)")
     print(f"history: {history.nbytes / 2**20:.1f} MB measured, {history.nbytes / steps:,.0f} bytes per step, "
           f"{history.dropped_before} steps dropped")
     print(f"peak RSS growth of this process: {rss_growth / 2**20:.1f} MB ({rss_growth / steps:,.0f} bytes per step)")
