@@ -92,15 +92,13 @@ class PortableOS:
         """The handle that ends ``process`` (just started) and what it starts."""
         return ProcessTree(process)
 
-    def widen_pipe(self, fd: int) -> int | None:
-        """Give the pipe on ``fd`` a buffer of :data:`PIPE_BYTES` where the OS lets us; its size after, or None
-        where the OS does not tell.
+    def widen_pipe(self, fd: int) -> None:
+        """Give the pipe on ``fd`` a buffer of :data:`PIPE_BYTES` where the OS lets us.
 
         A recording does not wait for the app at its pauses, so its messages queue in the channel
         pipe while the app is busy (a garbage collection of a long history held it for 49 ms): in
         the OS's usual 64 KiB pipe, 35 recorded steps, after which the lesson waits for the app.
         """
-        return None
 
     # ---- in the lesson process ----------------------------------------------------------
 

@@ -105,13 +105,13 @@ class PosixOS(PortableOS):
         os.close(fd)
         return moved
 
-    def widen_pipe(self, fd: int) -> int | None:
+    def widen_pipe(self, fd: int) -> None:
         if not hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux only: macOS sizes its pipes itself
-            return None
+            return
         try:
-            return fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        except OSError:  # above fs.pipe-max-size, or the user's pipe buffers are used up: the usual size
-            return fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:  # above fs.pipe-max-size, or the user's pipe buffers are used up: the usual size stays
+            pass
 
     def unread(self, fd: int) -> int | None:
         waiting = bytearray(4)
