@@ -79,10 +79,12 @@ class EventMonitor:
         self._mode = OFF
         self._busy = False
         #: Code objects armed with the stepping events, and per running frame the line it last
-        #: reported and the line a jump reported that the frame's next ``LINE`` event carries.
+        #: reported and the line a jump reported that the frame's next ``LINE`` event carries;
+        #: ``_latest`` is the frame and line of the last line reported in any frame.
         self._armed: CodeTable[bool] = CodeTable()
         self._last: dict[FrameType, int] = {}
         self._jumped: dict[FrameType, int] = {}
+        self._latest: tuple[FrameType, int] | None = None
         monitoring = sys.monitoring
         events = monitoring.events
         self._disable = monitoring.DISABLE
@@ -196,6 +198,7 @@ class EventMonitor:
         self._armed.clear()
         self._last.clear()
         self._jumped.clear()
+        self._latest = None
         monitoring.set_events(self.tool, 0)
         self._mode = OFF
 
@@ -214,7 +217,15 @@ class EventMonitor:
 
     def _report_line(self, frame: FrameType, line: int) -> None:
         self._last[frame] = line
+        self._latest = frame, line
         self._report(frame, "line", None)
+
+    def _repeated(self, frame: FrameType, line: int) -> bool:
+        """Whether a ``LINE`` event repeats the line this frame reported last, with no line reported
+        elsewhere since (``sys.settrace`` keeps the last traced line: on 3.12, where a line whose
+        branches meet again has its event again once a function it called returns, that is reported)."""
+        latest = self._latest
+        return self._last.get(frame) == line and latest is not None and latest[0] is frame and latest[1] == line
 
     def _start(self, code: CodeType, offset: int) -> Any:
         if not self._is_user_code(code):
@@ -242,7 +253,8 @@ class EventMonitor:
                 self._resumed(frame)
 
     def _resumed(self, frame: FrameType) -> None:
-        self._last[frame] = line_of(frame)  # the line it yielded at was the last one reported
+        line = self._last[frame] = line_of(frame)  # the line it yielded at was the last one reported
+        self._latest = frame, line
         self._report(frame, "call", None)
 
     def _return(self, code: CodeType, offset: int, value: Any) -> Any:
@@ -265,6 +277,8 @@ class EventMonitor:
         """``sys.settrace``'s ``return`` event: a return, a yield, or an exception leaving the frame."""
         self._last.pop(frame, None)
         self._jumped.pop(frame, None)
+        if self._latest is not None and self._latest[0] is frame:
+            self._latest = None
         if code is not self._module_call:
             self._report(frame, "return", value)
         elif frame.f_trace is not None:
@@ -302,7 +316,7 @@ class EventMonitor:
             return self._disable
         if self._mode == STEPPING:
             frame = self._frame()
-            if frame is not None and (self._jumped.pop(frame, None) == line or self._last.get(frame) != line):
+            if frame is not None and (self._jumped.pop(frame, None) == line or not self._repeated(frame, line)):
                 self._report_line(frame, line)
             return None
         if line not in self._lines_to_stop(code):
