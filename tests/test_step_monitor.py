@@ -149,6 +149,8 @@ SCRIPTS = {
     # On 3.12 a line whose branches meet again (a conditional expression) has its line event again
     # after a Python function it called returns, and sys.settrace reports it (lesson 22's pack hook).
     "rejoined-line": """
+    import textwrap
+
     def store(tensor):
         return tensor
 
@@ -165,6 +167,7 @@ SCRIPTS = {
     a = make(store)(1)
     b = make(None)(2)
     c = make(abs)(-3)
+    d = make(textwrap.dedent)(" x")
     """,
 }
 

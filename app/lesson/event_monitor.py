@@ -79,12 +79,10 @@ class EventMonitor:
         self._mode = OFF
         self._busy = False
         #: Code objects armed with the stepping events, and per running frame the line it last
-        #: reported and the line a jump reported that the frame's next ``LINE`` event carries;
-        #: ``_latest`` is the frame and line of the last line reported in any frame.
+        #: reported and the line its next ``LINE`` event would report again (see :meth:`_line`).
         self._armed: CodeTable[bool] = CodeTable()
         self._last: dict[FrameType, int] = {}
-        self._jumped: dict[FrameType, int] = {}
-        self._latest: tuple[FrameType, int] | None = None
+        self._echo: dict[FrameType, int] = {}
         monitoring = sys.monitoring
         events = monitoring.events
         self._disable = monitoring.DISABLE
@@ -197,8 +195,7 @@ class EventMonitor:
             monitoring.set_local_events(self.tool, self._module_call, 0)
         self._armed.clear()
         self._last.clear()
-        self._jumped.clear()
-        self._latest = None
+        self._echo.clear()
         monitoring.set_events(self.tool, 0)
         self._mode = OFF
 
@@ -217,15 +214,7 @@ class EventMonitor:
 
     def _report_line(self, frame: FrameType, line: int) -> None:
         self._last[frame] = line
-        self._latest = frame, line
         self._report(frame, "line", None)
-
-    def _repeated(self, frame: FrameType, line: int) -> bool:
-        """Whether a ``LINE`` event repeats the line this frame reported last, with no line reported
-        elsewhere since (``sys.settrace`` keeps the last traced line: on 3.12, where a line whose
-        branches meet again has its event again once a function it called returns, that is reported)."""
-        latest = self._latest
-        return self._last.get(frame) == line and latest is not None and latest[0] is frame and latest[1] == line
 
     def _start(self, code: CodeType, offset: int) -> Any:
         if not self._is_user_code(code):
@@ -238,6 +227,7 @@ class EventMonitor:
         self._arm(code)
         frame = self._frame()
         if frame is not None:
+            self._echo.pop(frame.f_back, None)  # the caller moved on: its next LINE event is no echo
             self._report(frame, "call", None)
         return None
 
@@ -254,7 +244,7 @@ class EventMonitor:
 
     def _resumed(self, frame: FrameType) -> None:
         line = self._last[frame] = line_of(frame)  # the line it yielded at was the last one reported
-        self._latest = frame, line
+        self._echo[frame] = line
         self._report(frame, "call", None)
 
     def _return(self, code: CodeType, offset: int, value: Any) -> Any:
@@ -276,9 +266,7 @@ class EventMonitor:
     def _returned(self, frame: FrameType, code: CodeType, value: Any) -> None:
         """``sys.settrace``'s ``return`` event: a return, a yield, or an exception leaving the frame."""
         self._last.pop(frame, None)
-        self._jumped.pop(frame, None)
-        if self._latest is not None and self._latest[0] is frame:
-            self._latest = None
+        self._echo.pop(frame, None)
         if code is not self._module_call:
             self._report(frame, "return", value)
         elif frame.f_trace is not None:
@@ -301,13 +289,13 @@ class EventMonitor:
         The event is reported in the frame about to run its line: a jump to another line waits for
         that line's ``LINE`` event (a jump target starts a line), where ``f_lineno`` is the target's.
         """
+        self._echo.pop(frame, None)
         line = line_at(code, target)
         if line is None or (target > source and self._last.get(frame) == line):
             return
         if line == line_of(frame):
             self._report_line(frame, line)
-        else:
-            self._jumped[frame] = line
+            self._echo[frame] = line
 
     # ---- both modes ----------------------------------------------------------------------
 
@@ -315,8 +303,11 @@ class EventMonitor:
         if not self._is_user_code(code):  # a signal handler's lines while the breakpoints' global events are on
             return self._disable
         if self._mode == STEPPING:
+            # Every LINE event is a line event of sys.settrace's but the one that echoes the line a jump
+            # or a resumption just reported. On 3.12 that includes a second event of a line whose
+            # branches meet again, after a Python function it called returned (sys.settrace reports it).
             frame = self._frame()
-            if frame is not None and (self._jumped.pop(frame, None) == line or not self._repeated(frame, line)):
+            if frame is not None and self._echo.pop(frame, None) != line:
                 self._report_line(frame, line)
             return None
         if line not in self._lines_to_stop(code):
