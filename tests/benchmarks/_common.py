@@ -73,9 +73,9 @@ class Driver:
         self.session.close()
 
 
-def seconds_printed(text: str) -> float:
-    """The figure a benchmark lesson printed as ``elapsed <seconds>``."""
+def seconds_printed(text: str, key: str = "elapsed") -> float:
+    """The figure a benchmark lesson printed as ``<key> <seconds>`` (``elapsed`` unless told another)."""
     for line in text.splitlines():
-        if line.startswith("elapsed "):
+        if line.startswith(f"{key} "):
             return float(line.split()[1])
-    raise ValueError(f"no elapsed line in {text!r}")
+    raise ValueError(f"no {key} line in {text!r}")

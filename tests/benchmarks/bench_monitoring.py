@@ -160,11 +160,6 @@ def alternate(path: str, measure: Callable[[str, str | None], str], runs: int, m
     return outputs
 
 
-def first_printed(text: str) -> float:
-    """The seconds of the training loop's first pass, which the lesson prints as ``first <seconds>``."""
-    return next(float(line.split()[1]) for line in text.splitlines() if line.startswith("first "))
-
-
 def best_ratios(outputs: dict[str, list[str]],
                 figure: Callable[[str], float] = seconds_printed) -> tuple[float, float, float | None]:
     """``(plain seconds, settrace ratio, sys.monitoring ratio or None)``: each side's best ``figure`` of its runs."""
@@ -203,7 +198,7 @@ def main() -> int:
             passed = passed and ratio <= target
         print(line)
         if path == TRAINING:  # its best pass above; the first, cold one beside it
-            base, trace, ratio = best_ratios(outputs, first_printed)
+            base, trace, ratio = best_ratios(outputs, lambda text: seconds_printed(text, "first"))
             print(f"  its first pass: plain {base * 1000:.0f} ms, settrace {trace:.2f}x"
                   + (f", sys.monitoring {ratio:.2f}x" if ratio is not None else ""))
     print(step_over_line(monitored))
