@@ -97,5 +97,6 @@ def test_pause_in_one_long_c_call_says_the_lesson_stalled_and_stop_ends_it_withh
 
 @pytest.mark.timeout(BOUND)
 def test_the_window_steps_lesson_03_and_stops_withheld():
-    out = withheld("-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "test_portable_window.py"))
+    out = withheld("-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+                   str(ROOT / "tests" / "test_portable_window.py"))
     assert "1 passed" in out
