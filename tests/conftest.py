@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import queue
 import sys
@@ -182,9 +183,31 @@ def give_back(s: Session) -> None:
     s.breakpoints.clear()
 
 
+#: A copy of this process's stderr as it was when the run was configured (before any test's capture).
+_stderr_fd: int | None = None
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    global _stderr_fd
     config.addinivalue_line("markers", "stops(lesson, *markers, graph=False): the lines of a lesson a test reads "
                             "(test_lesson_facts.lesson_run)")
+    _stderr_fd = os.dup(sys.__stderr__.fileno())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
+    """In a pytest-xdist worker, a test past its timeout prints every thread's stack to the run's stderr.
+
+    pytest-timeout's thread method writes them to the worker's terminal, which xdist does not pass
+    on: a hang then showed only "worker 'gw0' crashed while running" the test. ``faulthandler``
+    writes to a copy of stderr taken before the tests' capture, then ends the worker as the thread
+    method does (xdist reports the test failed and starts another worker).
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ or settings.method != "thread" or _stderr_fd is None:
+        return None
+    faulthandler.dump_traceback_later(settings.timeout, exit=True, file=_stderr_fd)
+    item.cancel_timeout = faulthandler.cancel_dump_traceback_later
+    return True
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
