@@ -40,8 +40,12 @@ def test_the_graphs_text_grows_with_the_text_size(qtbot, window_on):
     window.commands.step_over()
     wait_paused(qtbot, window)
     while window.run.live["line"] < 5:  # to the print, after y's graph is made
+        step = window.run.live["step"]
         window.commands.step_over()
-        wait_paused(qtbot, window)
+        # The session is paused (its reader thread) before the window shows that pause (a queued
+        # signal): wait for the new pause itself, or the line read next is the old one's.
+        qtbot.waitUntil(lambda: window.session.state == "paused" and window.run.live["step"] > step,  # noqa: B023
+                        timeout=30_000)
     qtbot.waitUntil(lambda: len(window.graph_model.nodes) >= 3)
     canvas = window.graph_view.findChild(QGraphicsView, "graph_canvas")
     window.graph_view.fit_to_view()
